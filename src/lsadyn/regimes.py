@@ -1,0 +1,112 @@
+r"""Regime classification from a trajectory of :math:`R_2(t)` (SCIENCE.md §3).
+
+Only the final window (the last ``window`` fraction of the samples) is read. With
+:math:`\Delta_{|R|}` = max − min of :math:`|R_2|` there and :math:`\Delta\varphi` the change of the
+unwrapped :math:`\arg R_2` across it:
+
+======================  ==================================================================
+``cluster_converge``    Δ_|R| ≤ ``tol_abs``, 1 − |R₂| ≤ ``tol_cluster``, |Δφ| ≤ ``tol_angle``
+``cluster_rotate``      Δ_|R| ≤ ``tol_abs``, 1 − |R₂| ≤ ``tol_cluster``, |Δφ| ≥ ``min_turn``
+``interior_converge``   Δ_|R| ≤ ``tol_abs``, 1 − |R₂| > ``tol_cluster``, |Δφ| ≤ ``tol_angle``
+                        (or |R₂| ≤ ``tol_abs``, where arg R₂ is undefined)
+``oscillate``           |R₂| − mean crosses zero upwards ≥ 3 times (2 periods) with an amplitude in the
+                        second half ≥ (1 − ``tol_decay``) × that in the first half; or an interior
+                        state (|R₂| constant < 1 − tol_cluster) rotating with |Δφ| ≥ ``min_turn``
+``undetermined``        anything else: still drifting, decaying oscillation, too short
+======================  ==================================================================
+
+Limit values: ``abs_R2`` = final |R₂| (r*), ``arg_R2_rate`` = Δφ / window length,
+``period`` = oscillation period (mean spacing of upward zero crossings) or, for rotation,
+2π / |rate| (the period of R₂; tokens repeat after twice that); NaN where not applicable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+LABELS = ("cluster_converge", "cluster_rotate", "oscillate", "interior_converge", "undetermined")
+
+
+@dataclass(frozen=True)
+class RegimeTolerances:
+    """Tolerances of :func:`classify_r2_trajectory` (see the module table)."""
+
+    window: float = 0.3
+    tol_abs: float = 1e-3
+    tol_cluster: float = 1e-3
+    tol_angle: float = 1e-2
+    min_turn: float = np.pi
+    tol_decay: float = 0.1
+
+
+@dataclass
+class RegimeResult:
+    """A regime label and the limit values of the trajectory it was read from."""
+
+    regime: str
+    abs_R2: float
+    arg_R2_rate: float
+    period: float
+    method: str = ""
+    details: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        out.update(out.pop("details"))
+        return out
+
+
+def _zero_crossings(t, x):
+    idx = np.nonzero((x[:-1] < 0) & (x[1:] >= 0))[0]  # upward crossings only
+    # linear interpolation of the crossing times
+    return t[idx] - x[idx] * (t[idx + 1] - t[idx]) / (x[idx + 1] - x[idx])
+
+
+def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: str = "") -> RegimeResult:
+    """Classify a trajectory ``R2`` (m,) complex sampled at times ``t`` (m,) (see module doc)."""
+    tol = tol or RegimeTolerances()
+    t = np.asarray(t, dtype=float)
+    R2 = np.asarray(R2, dtype=complex)
+    if t.shape != R2.shape or t.ndim != 1:
+        raise ValueError("R2: expected t and R2 of equal 1-D shape")
+    if not np.all(np.isfinite(R2)):
+        return RegimeResult("undetermined", np.nan, np.nan, np.nan, method, {"reason": "non-finite R2"})
+    m = t.size
+    start = int(np.floor((1 - tol.window) * m))
+    if m - start < 16:
+        return RegimeResult("undetermined", float(abs(R2[-1])), np.nan, np.nan, method, {"reason": "too few samples"})
+    tw, Rw = t[start:], R2[start:]
+    length = tw[-1] - tw[0]
+    mod = np.abs(Rw)
+    r_end = float(mod[-1])
+    spread = float(mod.max() - mod.min())
+    phi = np.unwrap(np.angle(Rw))
+    dphi = float(phi[-1] - phi[0])
+    rate = dphi / length if length > 0 else np.nan
+    nan = float("nan")
+
+    if spread <= tol.tol_abs:
+        if r_end <= tol.tol_abs:
+            return RegimeResult("interior_converge", r_end, 0.0, nan, method)
+        clustered = 1.0 - r_end <= tol.tol_cluster
+        if abs(dphi) <= tol.tol_angle:
+            label = "cluster_converge" if clustered else "interior_converge"
+            return RegimeResult(label, r_end, rate, nan, method)
+        if abs(dphi) >= tol.min_turn:
+            label = "cluster_rotate" if clustered else "oscillate"
+            return RegimeResult(label, r_end, rate, 2 * np.pi / abs(rate), method)
+        return RegimeResult("undetermined", r_end, rate, nan, method, {"reason": "slow phase drift"})
+
+    x = mod - mod.mean()
+    crossings = _zero_crossings(tw, x)
+    if crossings.size >= 3:
+        half = tw.size // 2
+        a1 = np.ptp(mod[:half])
+        a2 = np.ptp(mod[half:])
+        if a2 >= (1 - tol.tol_decay) * a1:
+            period = float(np.mean(np.diff(crossings)))
+            return RegimeResult("oscillate", r_end, rate, period, method, {"amplitude": float(a2)})
+        return RegimeResult("undetermined", r_end, rate, nan, method, {"reason": "decaying oscillation"})
+    return RegimeResult("undetermined", r_end, rate, nan, method, {"reason": "|R2| still drifting"})
