@@ -1,0 +1,151 @@
+"""Speed of the core fields (issue: lsadyn core). Prints a table, writes benchmarks/results.json.
+
+Each entry is the best of several repeats of one field evaluation (``evals_per_s``) and
+``token_steps_per_s = n · evals_per_s``. Ratios are measured within this one run.
+Usage: ``python benchmarks/bench_core.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from lsadyn import attention, kuramoto_coefficients, lsa_field, uniform_sphere, usa_field
+from lsadyn.dynamics import lsa_field_pairwise, project_tangent
+from lsadyn.kuramoto import angle_field
+from lsadyn.watanabe_strogatz import ws_field, ws_from_angles
+
+OUT = Path(__file__).with_name("results.json")
+
+
+def best_time(fn, repeats=5, min_time=0.2):
+    """Best wall time of one call of ``fn`` over ``repeats`` batches lasting ≥ ``min_time`` each."""
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    one = time.perf_counter() - t0
+    loops = max(1, int(min_time / max(one, 1e-9)))
+    best = np.inf
+    for _ in range(repeats if one < 2 else 1):
+        t0 = time.perf_counter()
+        for _ in range(loops):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / loops)
+    return best
+
+
+def row(name, n, d, seconds, note=""):
+    return {"name": name, "n": n, "d": d, "seconds_per_eval": seconds, "evals_per_s": 1 / seconds,
+            "token_steps_per_s": n / seconds, "note": note}
+
+
+def bench_lsa(rows, sizes):
+    ratios = {}
+    for d in (2, 100):
+        rng = np.random.default_rng(d)
+        p = attention(rng.standard_normal((d, d)), rng.standard_normal((d, d)))
+        for n in sizes:
+            X = uniform_sphere(n, d, seed=0)
+            fast = best_time(lambda: lsa_field(0, X, p))
+            rows.append(row("lsa_fast", n, d, fast))
+            if n <= 10_000:
+                slow = best_time(lambda: lsa_field_pairwise(0, X, p), repeats=1, min_time=0)
+                note = ""
+            else:  # the reference is O(n^2 d): time 1000 rows and scale by n/1000 (cost per row is uniform)
+                m = 1000
+                sub = X[:m]
+                AX = X @ p.A.T
+                VX = X @ p.V.T
+
+                def partial():
+                    for k in range(m):
+                        w = p.beta * (AX @ sub[k])
+                        s = (w @ VX) / n
+                        _ = s - (sub[k] @ s) * sub[k]
+
+                slow = best_time(partial, repeats=1, min_time=0) * n / m
+                note = "pairwise extrapolated from 1000 rows"
+            rows.append(row("lsa_pairwise", n, d, slow, note))
+            ratios[f"lsa_fast_over_pairwise_n{n}_d{d}"] = slow / fast
+    return ratios
+
+
+def bench_usa(rows, sizes):
+    ratios = {}
+    d = 100
+    rng = np.random.default_rng(7)
+    p = attention(rng.standard_normal((d, d)) / np.sqrt(d), rng.standard_normal((d, d)) / np.sqrt(d))
+    for n in sizes:
+        X = uniform_sphere(n, d, seed=1)
+        t_field = best_time(lambda: usa_field(0, X, p), repeats=3)
+
+        def floor():  # the products and the one exp the USA field cannot avoid
+            K = np.exp(p.beta * (X @ p.A) @ X.T)
+            return (K @ X) @ p.V.T
+
+        t_floor = best_time(floor, repeats=3)
+        rows.append(row("usa_field", n, d, t_field))
+        rows.append(row("usa_floor", n, d, t_floor, "exp(beta X A X^T) then K X V^T"))
+        ratios[f"usa_over_floor_n{n}"] = t_field / t_floor
+    return ratios
+
+
+def bench_ws(rows, sizes):
+    ratios = {}
+    rng = np.random.default_rng(3)
+    coeffs = kuramoto_coefficients(rng.standard_normal((2, 2)), rng.standard_normal((2, 2)))
+    y = np.array([0.3, -0.4, 1.1])  # |alpha| = 0.5: the moment series needs ~50 terms
+    for n in sizes:
+        theta = rng.uniform(0, 2 * np.pi, n)
+        _, const = ws_from_angles(theta, coeffs)
+        t_ws = best_time(lambda: ws_field(0, y, const))
+        t_np = best_time(lambda: angle_field(0, theta, coeffs))
+        rows.append(row("ws_step", n, 2, t_ws, "|alpha| = 0.5"))
+        rows.append(row("particle_step", n, 2, t_np, "angle form, O(n)"))
+        ratios[f"ws_step_seconds_n{n}"] = t_ws
+    ratios["ws_step_cost_ratio_largest_over_smallest_n"] = ratios[f"ws_step_seconds_n{sizes[-1]}"] / ratios[
+        f"ws_step_seconds_n{sizes[0]}"]
+    return ratios
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
+    args = ap.parse_args(argv)
+    lsa_sizes = [1000] if args.quick else [1000, 10_000, 100_000]
+    usa_sizes = [1000] if args.quick else [1000, 10_000]
+    ws_sizes = [1000, 100_000] if args.quick else [1000, 1_000_000]
+    rows: list[dict] = []
+    summary = {}
+    summary.update(bench_lsa(rows, lsa_sizes))
+    summary.update(bench_usa(rows, usa_sizes))
+    summary.update(bench_ws(rows, ws_sizes))
+    print(f"{'benchmark':<14}{'n':>9}{'d':>5}{'s/eval':>12}{'evals/s':>12}{'token-steps/s':>15}  note")
+    for r in rows:
+        print(f"{r['name']:<14}{r['n']:>9}{r['d']:>5}{r['seconds_per_eval']:>12.3e}{r['evals_per_s']:>12.3e}"
+              f"{r['token_steps_per_s']:>15.3e}  {r['note']}")
+    print("\nratios (measured in this run):")
+    for k, v in summary.items():
+        print(f"  {k:<48} {v:10.3g}")
+    targets = {
+        "lsa_fast_ge_100x_pairwise_at_n1e4_d100": summary.get("lsa_fast_over_pairwise_n10000_d100", np.nan) >= 100,
+        "usa_within_3x_of_floor": all(v <= 3 for k, v in summary.items() if k.startswith("usa_over_floor")),
+        "ws_step_flat_in_n (ratio <= 3)": summary["ws_step_cost_ratio_largest_over_smallest_n"] <= 3,
+    }
+    print("\ntargets:")
+    for k, v in targets.items():
+        print(f"  {k:<48} {'met' if v else 'NOT MET'}")
+    OUT.write_text(json.dumps({"machine": platform.platform(), "python": sys.version.split()[0],
+                               "quick": args.quick, "rows": rows, "ratios": summary,
+                               "targets": {k: bool(v) for k, v in targets.items()}}, indent=2) + "\n")
+    print(f"\nwrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
