@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from lsadyn import attention, kuramoto_coefficients, lsa_field, uniform_sphere, usa_field
-from lsadyn.dynamics import lsa_field_pairwise, project_tangent
+from lsadyn.dynamics import lsa_field_pairwise
 from lsadyn.kuramoto import angle_field
 from lsadyn.watanabe_strogatz import ws_field, ws_from_angles
 

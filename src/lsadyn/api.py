@@ -9,16 +9,17 @@ All three integrate to ``T = horizon · τ`` with the time scale ``τ = 1 / (β 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 
 from .dynamics import attention, field_for
-from .integrate import integrate_flat, integrate_sphere, uniform_angles, uniform_sphere
-from .kuramoto import kuramoto_coefficients, oa_field
-from .metrics import axis_observer, order_parameter_r2_tokens, pseudo_r2
+from .integrate import integrate_flat, integrate_observed, integrate_sphere, uniform_angles, uniform_sphere
+from .kuramoto import angle_field, kuramoto_coefficients, oa_field
+from .metrics import axis_observer, order_parameter_r2, order_parameter_r2_tokens, pseudo_r2
 from .regimes import RegimeResult, RegimeTolerances, classify_r2_trajectory
 from .validation import as_int_at_least, as_positive_float
-from .watanabe_strogatz import ws_field, ws_from_angles, ws_order_parameter
+from .watanabe_strogatz import ws_field_batch, ws_from_angles, ws_order_parameter_exact
 
 #: Initial points of :func:`predict_regime`: R₂(0) = 0.01·exp(i(π/8 + kπ/4)), k = 0..7,
 #: i.e. wrapped-Cauchy (OA) states close to the uniform measure (R₂ = 0), around it on a circle.
@@ -52,47 +53,145 @@ def integrate_oa(A, V, beta, R2_0, t_eval, rtol=1e-10, atol=1e-12):
     return traj.y[:, :N] + 1j * traj.y[:, N:]
 
 
-def predict_regime(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol: RegimeTolerances | None = None):
-    """Regime predicted by the Ott–Antonsen ODE (d = 2 LSA) from near-uniform starts.
+def _batch_inputs(A, V, beta):
+    A = np.asarray(A, dtype=float)
+    V = np.asarray(V, dtype=float)
+    if A.ndim != 3 or A.shape[1:] != (2, 2):
+        raise ValueError(f"A: expected a batch of 2x2 matrices of shape (N, 2, 2), got {A.shape}")
+    if V.shape != A.shape:
+        raise ValueError(f"V: expected shape {A.shape}, got {V.shape}")
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(V))):
+        raise ValueError("A, V: contain NaN or inf")
+    beta = np.broadcast_to(np.asarray(beta, dtype=float), A.shape[:1])
+    if not np.all(beta > 0):
+        raise ValueError("beta: must be > 0")
+    tau = np.array([time_scale(a, v, b) for a, v, b in zip(A, V, beta)])
+    return A, V, beta, tau
 
-    The OA ODE is integrated from the 8 points of :func:`oa_start_points` (|R₂(0)| = 0.01); the
-    regime is the label shared by a strict majority of them, else ``undetermined`` (the
-    per-start labels are in ``details['start_regimes']``). Limit values are the median over
-    the starts that carry the reported label.
-    """
-    p = attention(A, V, beta)
-    if p.d != 2:
-        raise ValueError(f"A: the OA reduction needs d = 2, got {p.d}x{p.d}")
-    t = _times(p.A, p.V, p.beta, horizon, n_samples)
-    R2 = integrate_oa(p.A, p.V, p.beta, oa_start_points(), t)
-    results = [classify_r2_trajectory(t, R2[:, k], tol, method="oa") for k in range(R2.shape[1])]
+
+def _rescale(res: RegimeResult, tau: float) -> RegimeResult:
+    """Classification ran in s = t/τ; convert rates and periods back to physical time."""
+    res.arg_R2_rate = res.arg_R2_rate / tau
+    res.period = res.period * tau
+    return res
+
+
+def _vote(results, method):
     labels = [r.regime for r in results]
     label, count = Counter(labels).most_common(1)[0]
     if count * 2 <= len(labels):
         label = "undetermined"
     chosen = [r for r in results if r.regime == label] or results
-    out = RegimeResult(
+    return RegimeResult(
         label,
         float(np.median([r.abs_R2 for r in chosen])),
         float(np.median([r.arg_R2_rate for r in chosen])),
         float(np.median([r.period for r in chosen])),
-        "oa",
-        {"start_regimes": labels, "horizon_time": float(t[-1])},
+        method,
+        {"start_regimes": labels},
     )
+
+
+def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=None, chunk=32):
+    """:func:`predict_regime` for N parameter points at once: ``A``, ``V`` of shape (N, 2, 2).
+
+    Each point's OA ODE runs in its own time unit s = t/τ (so one common grid s ∈ [0, horizon]
+    serves all); the N × 8 ODEs of a chunk are integrated as one vectorised system.
+    Returns a list of N :class:`RegimeResult` (rates and periods in physical time).
+    """
+    A, V, beta, tau = _batch_inputs(A, V, beta)
+    s = _times(np.eye(2), np.eye(2), 1.0, horizon, n_samples)
+    starts = oa_start_points()
+    out = []
+    for lo in range(0, A.shape[0], chunk):
+        sl = slice(lo, lo + chunk)
+        Nc = A[sl].shape[0]
+        coeffs = kuramoto_coefficients(A[sl, None], V[sl, None], (beta[sl] * tau[sl])[:, None] * np.ones(starts.size))
+        R0 = np.broadcast_to(starts, (Nc, starts.size)).ravel()
+        traj = integrate_observed(
+            oa_field, np.concatenate([R0.real, R0.imag]), s, coeffs, rtol=1e-10, atol=1e-12,
+            observer=lambda y: (y[: y.size // 2] + 1j * y[y.size // 2:]),
+        )
+        R = traj.y.reshape(len(s), Nc, starts.size)
+        for i in range(Nc):
+            res = [classify_r2_trajectory(s, R[:, i, k], tol, method="oa") for k in range(starts.size)]
+            r = _rescale(_vote(res, "oa"), tau[lo + i])
+            r.details["horizon_time"] = float(s[-1] * tau[lo + i])
+            out.append(r)
     return out
 
 
-def ws_regime(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=8000, tol=None, rtol=1e-10, atol=1e-12):
+def predict_regime(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol: RegimeTolerances | None = None):
+    """Regime predicted by the Ott–Antonsen ODE (d = 2 LSA) from near-uniform starts.
+
+    The OA ODE is integrated to ``horizon · τ`` from the 8 points of :func:`oa_start_points`
+    (|R₂(0)| = 0.01, wrapped-Cauchy states next to the uniform one); the regime is the label
+    shared by a strict majority of them, else ``undetermined`` (the per-start labels are in
+    ``details['start_regimes']``). Limit values are medians over the starts with that label.
+    """
+    p = attention(A, V, beta)
+    if p.d != 2:
+        raise ValueError(f"A: the OA reduction needs d = 2, got {p.d}x{p.d}")
+    return predict_regime_batch(p.A[None], p.V[None], p.beta, horizon=horizon, n_samples=n_samples, tol=tol)[0]
+
+
+def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=4000, tol=None,
+                           rtol=1e-8, atol=1e-10, chunk=16):
+    """Regimes of N d = 2 LSA token systems (angle form, exact for d = 2), one per (A, V) in the batch.
+
+    Every point starts from the same n i.i.d. uniform angles drawn with ``seed`` (common random
+    numbers); time is rescaled per point as in :func:`predict_regime_batch`.
+    """
+    A, V, beta, tau = _batch_inputs(A, V, beta)
+    n = as_int_at_least(n, "n", 2)
+    s = _times(np.eye(2), np.eye(2), 1.0, horizon, n_samples)
+    theta0 = uniform_angles(n, seed)
+    out = []
+    for lo in range(0, A.shape[0], chunk):
+        sl = slice(lo, lo + chunk)
+        Nc = A[sl].shape[0]
+        coeffs = kuramoto_coefficients(A[sl], V[sl], beta[sl] * tau[sl])
+        traj = integrate_observed(
+            angle_field, np.tile(theta0, Nc), s, coeffs, rtol=rtol, atol=atol,
+            observer=lambda y: order_parameter_r2(y.reshape(Nc, n)),
+        )
+        for i in range(Nc):
+            r = _rescale(classify_r2_trajectory(s, traj.y[:, i], tol, method="particles"), tau[lo + i])
+            out.append(r)
+    return out
+
+
+def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=4000, tol=None,
+                    rtol=1e-10, atol=1e-12, chunk=16):
+    """Regimes from the WS reduction (3 variables per point) of the populations of
+    :func:`particles_regime_batch` (same seed, same angles)."""
+    A, V, beta, tau = _batch_inputs(A, V, beta)
+    n = as_int_at_least(n, "n", 2)
+    s = _times(np.eye(2), np.eye(2), 1.0, horizon, n_samples)
+    theta0 = uniform_angles(n, seed)
+    out = []
+    for lo in range(0, A.shape[0], chunk):
+        sl = slice(lo, lo + chunk)
+        Nc = A[sl].shape[0]
+        coeffs = kuramoto_coefficients(A[sl], V[sl], beta[sl] * tau[sl])
+        _, const = ws_from_angles(theta0, coeffs, k_max=1)
+        const = replace(const, w=np.broadcast_to(const.w, (Nc, n)))
+        traj = integrate_observed(
+            ws_field_batch, np.zeros(3 * Nc), s, const, rtol=rtol, atol=atol,
+            observer=lambda y: ws_order_parameter_exact(y.reshape(3, Nc).T, const.w),
+        )
+        for i in range(Nc):
+            out.append(_rescale(classify_r2_trajectory(s, traj.y[:, i], tol, method="ws"), tau[lo + i]))
+    return out
+
+
+def ws_regime(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=8000, tol=None):
     """Regime from the Watanabe–Strogatz reduction of n tokens with i.i.d. uniform seeded angles (d = 2)."""
     p = attention(A, V, beta)
     if p.d != 2:
         raise ValueError(f"A: the WS reduction needs d = 2, got {p.d}x{p.d}")
-    n = as_int_at_least(n, "n", 2)
-    t = _times(p.A, p.V, p.beta, horizon, n_samples)
-    y0, const = ws_from_angles(uniform_angles(n, seed), kuramoto_coefficients(p.A, p.V, p.beta))
-    traj = integrate_flat(ws_field, y0, t, const, rtol=rtol, atol=atol)
-    R2 = np.array([ws_order_parameter(y, const) for y in traj.y])
-    return classify_r2_trajectory(t, R2, tol, method="ws")
+    return ws_regime_batch(p.A[None], p.V[None], p.beta, n=n, seed=seed, horizon=horizon, n_samples=n_samples,
+                           tol=tol)[0]
 
 
 def simulate_regime(

@@ -122,33 +122,61 @@ def integrate_sphere(
     if method not in _ADAPTIVE:
         raise ValueError(f"method: unknown method {method!r}; choose rk4, DOP853 or RK45")
 
-    def flat(t, y):
-        return field(t, y.reshape(shape), args).ravel()
+    def flat(t, y, a):
+        return field(t, y.reshape(shape), a).ravel()
+
+    def restart(y):
+        Y = y.reshape(shape)
+        drift = np.max(np.abs(np.einsum("ij,ij->i", Y, Y) - 1.0))
+        return _normalise(Y).ravel() if drift > renorm_tol else None
+
+    return integrate_observed(
+        flat, X.ravel(), t_eval, args, t0=t0, method=method, rtol=rtol, atol=atol,
+        observer=lambda y: obs(_normalise(y.reshape(shape))), restart=restart,
+    )
+
+
+def integrate_observed(field, y0, t_eval, args, *, t0=0.0, method="DOP853", rtol=1e-9, atol=1e-11,
+                       observer=None, restart=None) -> Trajectory:
+    """Step an adaptive scipy solver over a flat ODE ``dy/dt = field(t, y, args)`` and store only
+    ``observer(y(t_eval[i]))`` (from the solver's dense output), so memory is O(len(y) + m · obs).
+
+    ``restart(y) -> y' | None``: after each step, a non-None return restarts the solver from y'
+    (used to project back on a constraint manifold).
+    """
+    t_eval = _check_times(t_eval, t0)
+    if method not in _ADAPTIVE:
+        raise ValueError(f"method: unknown method {method!r}; choose DOP853 or RK45")
+    obs = observer if observer is not None else (lambda y: y.copy())
+    t_end = t_eval[-1] if t_eval[-1] > t0 else t0 + 1.0
 
     def make(t, y):
-        return _ADAPTIVE[method](flat, t, y, t_eval[-1] if t_eval[-1] > t else t + 1.0, rtol=rtol, atol=atol)
+        return _ADAPTIVE[method](lambda tt, yy: field(tt, yy, args), t, y, t_end, rtol=rtol, atol=atol)
 
-    solver = make(t0, X.ravel())
+    y = np.asarray(y0, dtype=float).copy()
+    solver = make(t0, y)
+    out = []
+    n_steps = 0
     i = 0
     while i < len(t_eval) and t_eval[i] <= t0:
-        out.append(obs(X))
+        out.append(obs(y))
         i += 1
     while i < len(t_eval):
         msg = solver.step()
         n_steps += 1
         if solver.status == "failed":
             raise RuntimeError(f"integration failed at t={solver.t:.6g}: {msg}")
+        if not np.all(np.isfinite(solver.y)):
+            raise FloatingPointError(f"integration produced NaN/inf at t={solver.t:.6g}")
         dense = None
         while i < len(t_eval) and t_eval[i] <= solver.t:
             dense = dense or solver.dense_output()
-            out.append(obs(_normalise(dense(t_eval[i]).reshape(shape))))
+            out.append(obs(dense(t_eval[i])))
             i += 1
-        Y = solver.y.reshape(shape)
-        drift = np.max(np.abs(np.einsum("ij,ij->i", Y, Y) - 1.0))
-        if not np.isfinite(drift):
-            raise FloatingPointError(f"integration produced NaN/inf at t={solver.t:.6g}")
-        if drift > renorm_tol and i < len(t_eval):
-            solver = make(solver.t, _normalise(Y).ravel())
+        if restart is not None and i < len(t_eval):
+            y_new = restart(solver.y)
+            if y_new is not None:
+                solver = make(solver.t, y_new)
     return Trajectory(t_eval, np.asarray(out), n_steps)
 
 

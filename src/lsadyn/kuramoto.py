@@ -95,14 +95,19 @@ def kuramoto_coefficients(A, V, beta=1.0) -> KuramotoCoefficients:
 def angle_field(t, theta, coeffs: KuramotoCoefficients):
     r"""Angle form :math:`\dot\theta_k = \frac12(\omega + \mathrm{Re}(\beta c\, e^{2i\theta_k}))` (= β x_kᵀ B x_k).
 
-    ``theta`` (n,), ``coeffs`` of a single (A, V, β); :math:`R_2` is the empirical mean of
-    :math:`e^{2i\theta_j}`. Cost O(n).
+    ``theta`` (..., n) with ``coeffs`` of batch shape (...) (one population of n tokens per
+    parameter point); :math:`R_2` is the empirical mean of :math:`e^{2i\theta_j}` over the last
+    axis. Cost O(n) per population. A flat ``theta`` of size N·n is reshaped to (N, n).
     """
+    flat = theta.ndim == 1 and coeffs.shape != ()
+    if flat:
+        theta = theta.reshape(coeffs.shape + (-1,))
     z = np.exp(2j * theta)
-    R2 = z.mean()
+    R2 = z.mean(axis=-1)
     omega = coeffs.beta * coeffs.tr_B(R2)
     c = coeffs.c_of(R2)
-    return 0.5 * (omega + coeffs.beta * np.real(c * z))
+    out = 0.5 * (omega[..., None] + coeffs.beta[..., None] * np.real(c[..., None] * z))
+    return out.ravel() if flat else out
 
 
 def oa_rhs_complex(R2, coeffs: KuramotoCoefficients):

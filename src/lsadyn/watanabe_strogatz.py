@@ -72,14 +72,36 @@ def ws_order_parameter(y, const: WSConstants) -> complex:
     return np.mean((alpha + u) / (1 + np.conj(alpha) * u))
 
 
+def _ws_rhs(alpha, R2, coeffs):
+    omega, H = coeffs.omega_H(R2)
+    da = 1j * omega * alpha + 0.5 * (H - np.conj(H) * alpha * alpha)
+    deta = omega - np.imag(np.conj(H) * alpha)
+    return da, np.real(deta)
+
+
 def ws_field(t, y, const: WSConstants):
     r"""WS field: ``y = [Re α, Im α, η]`` → :math:`(\dot\alpha, \dot\eta)` (see module doc)."""
     alpha = y[0] + 1j * y[1]
-    R2 = ws_order_parameter(y, const)
-    omega, H = const.coeffs.omega_H(R2)
-    da = 1j * omega * alpha + 0.5 * (H - np.conj(H) * alpha * alpha)
-    deta = omega - np.imag(np.conj(H) * alpha)
-    return np.array([da.real, da.imag, float(np.real(deta))])
+    da, deta = _ws_rhs(alpha, ws_order_parameter(y, const), const.coeffs)
+    return np.array([da.real, da.imag, float(deta)])
+
+
+def ws_order_parameter_exact(y, w) -> np.ndarray:
+    r"""Exact O(n) :math:`R_2 = \frac1n\sum_k\Phi(w_k)`; ``y`` (..., 3), ``w`` (..., n) → (...)."""
+    alpha = (y[..., 0] + 1j * y[..., 1])[..., None]
+    u = np.exp(1j * y[..., 2])[..., None] * w
+    return np.mean((alpha + u) / (1 + np.conj(alpha) * u), axis=-1)
+
+
+def ws_field_batch(t, y, const: WSConstants):
+    """WS field for a batch of parameter points: ``y`` flat (N·3,) ordered as ``[α_re (N), α_im (N), η (N)]``,
+    ``const.w`` (N, n), ``const.coeffs`` of shape (N,). R₂ by the exact sum (the batch is for
+    agreement studies at moderate n; use :func:`ws_field` for the n-independent step)."""
+    N = const.coeffs.shape[0]
+    Y = y.reshape(3, N).T
+    alpha = Y[:, 0] + 1j * Y[:, 1]
+    da, deta = _ws_rhs(alpha, ws_order_parameter_exact(Y, const.w), const.coeffs)
+    return np.concatenate([da.real, da.imag, deta])
 
 
 def ws_to_angles(y, const: WSConstants) -> np.ndarray:
