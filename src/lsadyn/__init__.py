@@ -1,34 +1,37 @@
 """lsadyn: dynamics of deep linear transformers — tokens on the sphere, exact d = 2 reductions.
 
-See ``SCIENCE.md`` of the project for the equations; each module's docstring gives the one it implements.
+The top-level names are loaded lazily (PEP 562), so ``from lsadyn.cases import ...`` imports only
+what that module needs (the pipeline tracks those imports as job inputs).
+See each module's docstring for the equation it implements.
 """
 
-from .api import (
-    integrate_oa,
-    oa_start_points,
-    particles_regime_batch,
-    predict_regime,
-    predict_regime_batch,
-    simulate_regime,
-    ws_regime,
-    ws_regime_batch,
-)
-from .dynamics import Attention, attention, lsa_field, sa_field, usa_field
-from .integrate import integrate_flat, integrate_sphere, tokens_from_angles, uniform_angles, uniform_sphere
-from .kuramoto import angle_field, case4_hamiltonian, kuramoto_coefficients, oa_field
-from .metrics import order_parameter_r, order_parameter_r2
-from .regimes import LABELS, RegimeResult, RegimeTolerances, classify_r2_trajectory
-from .watanabe_strogatz import ws_field, ws_from_angles, ws_order_parameter, ws_to_angles
+from importlib import import_module
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "Attention", "attention", "lsa_field", "usa_field", "sa_field",
-    "integrate_sphere", "integrate_flat", "uniform_sphere", "uniform_angles", "tokens_from_angles",
-    "angle_field", "kuramoto_coefficients", "oa_field", "case4_hamiltonian",
-    "ws_field", "ws_from_angles", "ws_order_parameter", "ws_to_angles",
-    "order_parameter_r", "order_parameter_r2",
-    "LABELS", "RegimeResult", "RegimeTolerances", "classify_r2_trajectory",
-    "predict_regime", "simulate_regime", "ws_regime", "predict_regime_batch", "particles_regime_batch",
-    "ws_regime_batch", "integrate_oa", "oa_start_points",
-]
+_EXPORTS = {
+    "api": ["integrate_oa", "oa_start_points", "particles_regime_batch", "predict_regime", "predict_regime_batch",
+            "simulate_regime", "ws_regime", "ws_regime_batch"],
+    "dynamics": ["Attention", "attention", "lsa_field", "sa_field", "usa_field"],
+    "integrate": ["integrate_flat", "integrate_observed", "integrate_sphere", "tokens_from_angles", "uniform_angles",
+                  "uniform_sphere"],
+    "kuramoto": ["angle_field", "case4_hamiltonian", "kuramoto_coefficients", "oa_field"],
+    "metrics": ["order_parameter_r", "order_parameter_r2"],
+    "regimes": ["LABELS", "RegimeResult", "RegimeTolerances", "classify_r2_trajectory"],
+    "watanabe_strogatz": ["ws_field", "ws_from_angles", "ws_order_parameter", "ws_to_angles"],
+    "bl": ["bl_distance", "bl_distance_to_uniform"],
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name):
+    if name in _WHERE:
+        value = getattr(import_module(f".{_WHERE[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'lsadyn' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)

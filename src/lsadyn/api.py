@@ -82,18 +82,50 @@ def _vote(results, method):
     if count * 2 <= len(labels):
         label = "undetermined"
     chosen = [r for r in results if r.regime == label] or results
+    details = {"start_regimes": labels}
+    if any("rate_from_turns" in r.details for r in chosen):
+        details["rate_from_turns"] = all(r.details.get("rate_from_turns", True) for r in chosen)
     return RegimeResult(
         label,
         float(np.median([r.abs_R2 for r in chosen])),
         float(np.median([r.arg_R2_rate for r in chosen])),
         float(np.median([r.period for r in chosen])),
         method,
-        {"start_regimes": labels},
+        details,
     )
 
 
-def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=None, chunk=32):
-    """:func:`predict_regime` for N parameter points at once: ``A``, ``V`` of shape (N, 2, 2).
+#: Points left ``undetermined`` are integrated once more with this factor on horizon and samples.
+RETRY_FACTOR = 10
+
+
+def _with_retry(run, A, V, beta, horizon, n_samples, retry):
+    """Run ``run(A, V, beta, horizon, n_samples)``; re-run once, with ``retry``× the horizon (and
+    samples, same resolution), the points left undetermined or rotating too slowly for two whole
+    turns in the window. Marks ``details['horizon_factor']``."""
+    out = run(A, V, beta, horizon, n_samples)
+    for r in out:
+        r.details["horizon_factor"] = 1
+    redo = [i for i, r in enumerate(out) if r.regime == "undetermined" or r.details.get("rate_from_turns") is False]
+    if retry and retry > 1 and redo:
+        again = run(A[redo], V[redo], np.asarray(beta)[redo], horizon * retry, int(n_samples * retry))
+        for i, r in zip(redo, again):
+            r.details["horizon_factor"] = retry
+            out[i] = r
+    return out
+
+
+def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=None, chunk=32,
+                         retry=RETRY_FACTOR):
+    """OA regimes of N points, A and V of shape (N, 2, 2) (see :func:`predict_regime`); points left
+    ``undetermined`` are re-run once with ``retry`` × the horizon."""
+    A, V, beta, _ = _batch_inputs(A, V, beta)
+    return _with_retry(lambda a, v, b, h, m: _predict_regime_batch(a, v, b, h, m, tol, chunk),
+                       A, V, beta, horizon, n_samples, retry)
+
+
+def _predict_regime_batch(A, V, beta, horizon, n_samples, tol, chunk):
+    """OA regimes for N parameter points at once: ``A``, ``V`` of shape (N, 2, 2).
 
     Each point's OA ODE runs in its own time unit s = t/τ (so one common grid s ∈ [0, horizon]
     serves all); the N × 8 ODEs of a chunk are integrated as one vectorised system.
@@ -102,6 +134,7 @@ def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=N
     A, V, beta, tau = _batch_inputs(A, V, beta)
     s = _times(np.eye(2), np.eye(2), 1.0, horizon, n_samples)
     starts = oa_start_points()
+    chunk = max(1, min(chunk, int(2e7 // (len(s) * starts.size))))  # bound the stored samples (~320 MB)
     out = []
     for lo in range(0, A.shape[0], chunk):
         sl = slice(lo, lo + chunk)
@@ -121,29 +154,39 @@ def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=N
     return out
 
 
-def predict_regime(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol: RegimeTolerances | None = None):
+def predict_regime(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol: RegimeTolerances | None = None,
+                   retry=RETRY_FACTOR):
     """Regime predicted by the Ott–Antonsen ODE (d = 2 LSA) from near-uniform starts.
 
     The OA ODE is integrated to ``horizon · τ`` from the 8 points of :func:`oa_start_points`
     (|R₂(0)| = 0.01, wrapped-Cauchy states next to the uniform one); the regime is the label
     shared by a strict majority of them, else ``undetermined`` (the per-start labels are in
     ``details['start_regimes']``). Limit values are medians over the starts with that label.
+    If the result is ``undetermined`` the integration is repeated once with ``retry`` × the horizon.
     """
     p = attention(A, V, beta)
     if p.d != 2:
         raise ValueError(f"A: the OA reduction needs d = 2, got {p.d}x{p.d}")
-    return predict_regime_batch(p.A[None], p.V[None], p.beta, horizon=horizon, n_samples=n_samples, tol=tol)[0]
+    return predict_regime_batch(p.A[None], p.V[None], p.beta, horizon=horizon, n_samples=n_samples, tol=tol,
+                                retry=retry)[0]
 
 
 def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=4000, tol=None,
-                           rtol=1e-8, atol=1e-10, chunk=16):
+                           rtol=1e-8, atol=1e-10, chunk=16, retry=RETRY_FACTOR):
     """Regimes of N d = 2 LSA token systems (angle form, exact for d = 2), one per (A, V) in the batch.
 
     Every point starts from the same n i.i.d. uniform angles drawn with ``seed`` (common random
-    numbers); time is rescaled per point as in :func:`predict_regime_batch`.
+    numbers); time is rescaled per point as in :func:`predict_regime_batch`; undetermined points
+    are re-run once with ``retry`` × the horizon.
     """
-    A, V, beta, tau = _batch_inputs(A, V, beta)
+    A, V, beta, _ = _batch_inputs(A, V, beta)
     n = as_int_at_least(n, "n", 2)
+    return _with_retry(lambda a, v, b, h, m: _particles_batch(a, v, b, n, seed, h, m, tol, rtol, atol, chunk),
+                       A, V, beta, horizon, n_samples, retry)
+
+
+def _particles_batch(A, V, beta, n, seed, horizon, n_samples, tol, rtol, atol, chunk):
+    A, V, beta, tau = _batch_inputs(A, V, beta)
     s = _times(np.eye(2), np.eye(2), 1.0, horizon, n_samples)
     theta0 = uniform_angles(n, seed)
     out = []
@@ -162,11 +205,17 @@ def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_s
 
 
 def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=4000, tol=None,
-                    rtol=1e-10, atol=1e-12, chunk=16):
+                    rtol=1e-10, atol=1e-12, chunk=16, retry=RETRY_FACTOR):
     """Regimes from the WS reduction (3 variables per point) of the populations of
-    :func:`particles_regime_batch` (same seed, same angles)."""
-    A, V, beta, tau = _batch_inputs(A, V, beta)
+    :func:`particles_regime_batch` (same seed, same angles, same retry rule)."""
+    A, V, beta, _ = _batch_inputs(A, V, beta)
     n = as_int_at_least(n, "n", 2)
+    return _with_retry(lambda a, v, b, h, m: _ws_batch(a, v, b, n, seed, h, m, tol, rtol, atol, chunk),
+                       A, V, beta, horizon, n_samples, retry)
+
+
+def _ws_batch(A, V, beta, n, seed, horizon, n_samples, tol, rtol, atol, chunk):
+    A, V, beta, tau = _batch_inputs(A, V, beta)
     s = _times(np.eye(2), np.eye(2), 1.0, horizon, n_samples)
     theta0 = uniform_angles(n, seed)
     out = []

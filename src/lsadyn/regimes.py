@@ -7,15 +7,19 @@ unwrapped :math:`\arg R_2` across it:
 ======================  ==================================================================
 ``cluster_converge``    Δ_|R| ≤ ``tol_abs``, 1 − |R₂| ≤ ``tol_cluster``, |Δφ| ≤ ``tol_angle``
 ``cluster_rotate``      Δ_|R| ≤ ``tol_abs``, 1 − |R₂| ≤ ``tol_cluster``, |Δφ| ≥ ``min_turn``
-``interior_converge``   Δ_|R| ≤ ``tol_abs``, 1 − |R₂| > ``tol_cluster``, |Δφ| ≤ ``tol_angle``
-                        (or |R₂| ≤ ``tol_abs``, where arg R₂ is undefined)
+``interior_converge``   Δ_|R| ≤ ``tol_abs``, 1 − |R₂| > ``tol_cluster``, |Δφ| ≤ ``tol_angle``, and
+                        no trend: the change of |R₂| across the window ≤ ``tol_trend`` · (1 − |R₂|)
+                        (a slow, e.g. algebraic, approach to |R₂| = 1 is *not* an interior state);
+                        or |R₂| ≤ ``tol_abs``, where arg R₂ is undefined
 ``oscillate``           |R₂| − mean crosses zero upwards ≥ 3 times (2 periods) with an amplitude in the
                         second half ≥ (1 − ``tol_decay``) × that in the first half; or an interior
                         state (|R₂| constant < 1 − tol_cluster) rotating with |Δφ| ≥ ``min_turn``
 ``undetermined``        anything else: still drifting, decaying oscillation, too short
 ======================  ==================================================================
 
-Limit values: ``abs_R2`` = final |R₂| (r*), ``arg_R2_rate`` = Δφ / window length,
+Limit values: ``abs_R2`` = final |R₂| (r*), ``arg_R2_rate`` = Δφ / window length (for a rotation:
+2π × whole turns / their duration, exact for a non-uniform periodic rotation; with fewer than
+two whole turns in the window the plain average is used and ``details['rate_from_turns']`` is False),
 ``period`` = oscillation period (mean spacing of upward zero crossings) or, for rotation,
 2π / |rate| (the period of R₂; tokens repeat after twice that); NaN where not applicable.
 """
@@ -39,6 +43,7 @@ class RegimeTolerances:
     tol_angle: float = 1e-2
     min_turn: float = np.pi
     tol_decay: float = 0.1
+    tol_trend: float = 0.05
 
 
 @dataclass
@@ -62,6 +67,20 @@ def _zero_crossings(t, x):
     idx = np.nonzero((x[:-1] < 0) & (x[1:] >= 0))[0]  # upward crossings only
     # linear interpolation of the crossing times
     return t[idx] - x[idx] * (t[idx + 1] - t[idx]) / (x[idx + 1] - x[idx])
+
+
+def _turn_rate(t, phi, fallback):
+    """Mean rate of a (possibly non-uniform) rotation from whole turns: the times at which the
+    unwrapped phase crosses phi[0] + 2πk, interpolated. Returns (rate, exact); (``fallback``, False)
+    if the window holds fewer than two such crossings."""
+    k = np.floor((phi - phi[0]) / (2 * np.pi) * np.sign(phi[-1] - phi[0]))
+    idx = np.nonzero(np.diff(k) != 0)[0]
+    if idx.size < 2:
+        return fallback, False
+    target = phi[0] + 2 * np.pi * np.sign(phi[-1] - phi[0]) * k[idx + 1]
+    frac = (target - phi[idx]) / (phi[idx + 1] - phi[idx])
+    times = t[idx] + frac * (t[idx + 1] - t[idx])
+    return float((target[-1] - target[0]) / (times[-1] - times[0])), True
 
 
 def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: str = "") -> RegimeResult:
@@ -92,11 +111,16 @@ def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: s
             return RegimeResult("interior_converge", r_end, 0.0, nan, method)
         clustered = 1.0 - r_end <= tol.tol_cluster
         if abs(dphi) <= tol.tol_angle:
-            label = "cluster_converge" if clustered else "interior_converge"
-            return RegimeResult(label, r_end, rate, nan, method)
+            if clustered:
+                return RegimeResult("cluster_converge", r_end, rate, nan, method)
+            if abs(mod[-1] - mod[0]) > tol.tol_trend * (1.0 - r_end):
+                return RegimeResult("undetermined", r_end, rate, nan, method,
+                                    {"reason": "|R2| still drifting (slow approach)"})
+            return RegimeResult("interior_converge", r_end, rate, nan, method)
         if abs(dphi) >= tol.min_turn:
             label = "cluster_rotate" if clustered else "oscillate"
-            return RegimeResult(label, r_end, rate, 2 * np.pi / abs(rate), method)
+            rate, exact = _turn_rate(tw, phi, rate)
+            return RegimeResult(label, r_end, rate, 2 * np.pi / abs(rate), method, {"rate_from_turns": exact})
         return RegimeResult("undetermined", r_end, rate, nan, method, {"reason": "slow phase drift"})
 
     x = mod - mod.mean()

@@ -1,0 +1,74 @@
+"""One figure style for every paper figure: Okabe–Ito colours (colour-blind safe) plus a marker
+per regime, 7-pt text, one-column width (3.4 in). Plot helpers read arrays, never simulate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+COLUMN_WIDTH = 3.4  # inches
+REGIME_STYLE = {
+    "cluster_converge": dict(color="#0072B2", marker="o", label="clusters converge"),
+    "cluster_rotate": dict(color="#E69F00", marker="s", label="clusters rotate"),
+    "oscillate": dict(color="#009E73", marker="^", label="oscillate"),
+    "interior_converge": dict(color="#D55E00", marker="D", label="interior (no clusters)"),
+    "undetermined": dict(color="#999999", marker="x", label="undetermined"),
+}
+RC = {
+    "font.size": 7, "axes.titlesize": 7, "axes.labelsize": 7, "legend.fontsize": 6, "xtick.labelsize": 6,
+    "ytick.labelsize": 6, "lines.linewidth": 1.0, "axes.linewidth": 0.6, "savefig.bbox": "tight",
+    "pdf.fonttype": 42, "figure.constrained_layout.use": True, "svg.hashsalt": "lsadyn",
+}
+
+
+def style():
+    """Apply the project style (call once per figure script)."""
+    plt.rcParams.update(RC)
+
+
+def regime_scatter(ax, x, y, labels, size=9):
+    """Scatter points coloured and shaped by regime label; returns the legend handles."""
+    labels = np.asarray(labels)
+    handles = []
+    for lab, st in REGIME_STYLE.items():
+        sel = labels == lab
+        if sel.any():
+            handles.append(ax.scatter(np.asarray(x)[sel], np.asarray(y)[sel], s=size, c=st["color"],
+                                      marker=st["marker"], label=st["label"], linewidths=0.5))
+    return handles
+
+
+def r2_panel(ax, t, R2, regimes, ylabel=r"$|R_2(t)|$"):
+    """|R₂(t)| of representative runs, one line per regime."""
+    for tt, r, lab in zip(t, R2, regimes):
+        st = REGIME_STYLE[str(lab)]
+        ax.plot(tt / tt[-1], np.abs(r), color=st["color"], label=st["label"])
+    ax.set_xlabel(r"$t / t_{\max}$")
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(-0.02, 1.02)
+
+
+def token_panel(ax, t, theta, regime, max_tokens=64):
+    """Space-time plot of token angles θ_k(t) (mod 2π) for one run."""
+    st = REGIME_STYLE[str(regime)]
+    k = np.linspace(0, theta.shape[1] - 1, min(max_tokens, theta.shape[1])).astype(int)
+    ax.scatter(np.repeat(t[:, None], k.size, axis=1), np.mod(theta[:, k], 2 * np.pi), s=0.15, c=st["color"],
+               rasterized=True, linewidths=0)
+    ax.set_ylim(0, 2 * np.pi)
+    ax.set_yticks([0, np.pi, 2 * np.pi], ["0", r"$\pi$", r"$2\pi$"])
+    ax.set_title(st["label"])
+    ax.set_xlabel("$t$")
+
+
+def save_figure(fig, pdf, png, dpi):
+    """Write the figure as PDF and PNG (metadata without dates, so reruns are reproducible)."""
+    for path in (pdf, png):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None})
+    fig.savefig(png, dpi=dpi, metadata={"Software": None})
+    plt.close(fig)

@@ -1,0 +1,61 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Saddle-node bifurcation (claim C5)
+# A = I, V = [[a + s, −μ], [μ, a − s]]: on |R₂| = 1, dφ/dt = 2β(μ + s sin φ) (Adler), threshold
+# μ_c = s. Rotation period against μ (OA sweep) with π/(β√(μ² − s²)), and the fitted power law
+# near μ_c against the exponent −1/2. Reads results files only.
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+
+from lsadyn.io import read_csv
+from lsadyn.plotting import COLUMN_WIDTH, regime_scatter, save_figure, style
+
+try:
+    sm = snakemake  # noqa: F821 (injected by Snakemake)
+    SIM, FIT, PDF, PNG, DPI = sm.input.sim, sm.input.fit, sm.output.pdf, sm.output.png, sm.params.dpi
+except NameError:  # opened in Jupyter: read the default build
+    SIM, FIT = "results/sim/bifurcation.csv", "results/tables/bifurcation_fit.csv"
+    PDF, PNG, DPI = "paper_figures/fig_bifurcation.pdf", "paper_figures/fig_bifurcation.png", 200
+
+style()
+sim = read_csv(SIM)
+fit = read_csv(FIT).iloc[0]
+mu_c = fit.mu_c_theory
+
+# %%
+fig, (ax, ax2) = plt.subplots(2, 1, figsize=(COLUMN_WIDTH, 3.8))
+rot = sim[sim.regime_oa == "cluster_rotate"]
+mu = np.linspace(mu_c * 1.0005, sim.x.max(), 400)
+ax.plot(mu, np.pi / np.sqrt(mu**2 - mu_c**2), color="0.4", lw=0.8, ls="--", label=r"$\pi/(\beta\sqrt{\mu^2-s^2})$")
+ax.plot(rot.x, rot.period_oa, "o", ms=2.5, color="#E69F00", label="OA sweep: period of $R_2$")
+regime_scatter(ax, sim.x, np.zeros(len(sim)), sim.regime_oa, size=8)
+ax.axvline(mu_c, color="0.3", lw=0.6, ls=":")
+ax.set_ylim(0, np.nanmax(rot.period_oa) * 1.1 if len(rot) else 1)
+ax.set_xlabel(r"$\mu$")
+ax.set_ylabel("period")
+ax.legend(fontsize=5)
+ax.set_title(f"threshold $\\mu_c = s = {mu_c:g}$; sweep bracket [{fit.mu_converge_max:.3g}, {fit.mu_rotate_min:.3g}]")
+near = rot[rot.x > mu_c]
+ax2.loglog(near.x - mu_c, near.period_oa, "o", ms=2.5, color="#E69F00", label="OA sweep")
+d = np.geomspace((near.x - mu_c).min(), (near.x - mu_c).max(), 50) if len(near) else np.array([1e-3, 1])
+ax2.loglog(d, fit.fit_prefactor * d**fit.fit_exponent, color="k", lw=0.6,
+           label=f"fit: exponent {fit.fit_exponent:.3f}")
+ax2.loglog(d, fit.theory_prefactor * d**-0.5, color="0.5", lw=0.6, ls="--", label="theory: exponent $-1/2$")
+ax2.set_xlabel(r"$\mu - \mu_c$")
+ax2.set_ylabel("period")
+ax2.legend(fontsize=5)
+save_figure(fig, PDF, PNG, DPI)

@@ -1,0 +1,76 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Case 4: hidden Hamiltonian (claim C4)
+# A = I, V = [[v11, v12], [−v12, −v11]]. The OA flow conserves
+# 𝓗 = (v12(1 + |R₂|²) + 2 v11 Im R₂)/(1 − |R₂|²)². Regime map with the claim's line v11 = v12
+# and the derived boundary |v11| = |v12|; closed OA orbits in the unit disk and the drift of 𝓗
+# along them; a converging example. Reads results files only.
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+
+from lsadyn.io import read_csv
+from lsadyn.plotting import COLUMN_WIDTH, REGIME_STYLE, regime_scatter, save_figure, style, token_panel
+
+try:
+    sm = snakemake  # noqa: F821 (injected by Snakemake)
+    SIM, ORB, TRAJ = sm.input.sim, sm.input.orbits, sm.input.traj
+    PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
+except NameError:  # opened in Jupyter: read the default build
+    SIM, ORB, TRAJ = "results/sim/case4.csv", "results/sim/case4_orbits.npz", "results/sim/case4_traj.npz"
+    PDF, PNG, DPI = "paper_figures/fig_case4.pdf", "paper_figures/fig_case4.png", 200
+
+style()
+sim = read_csv(SIM)
+orb = np.load(ORB)
+traj = np.load(TRAJ)
+v11, v12, c11, c12 = orb["v"]
+
+# %%
+fig = plt.figure(figsize=(COLUMN_WIDTH, 6.2))
+gs = fig.add_gridspec(3, 2, height_ratios=[1.3, 1.1, 0.8])
+ax = fig.add_subplot(gs[0, :])
+regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=10)
+lim = np.abs(sim[["x", "y"]].to_numpy()).max()
+s = np.linspace(-lim, lim, 3)
+ax.plot(s, s, color="0.3", lw=0.8, ls="--", label="claim: $v_{11} = v_{12}$")
+ax.plot(s, -s, color="0.3", lw=0.8, ls=":", label="derived: $|v_{11}| = |v_{12}|$")
+ax.set_xlabel("$v_{11}$")
+ax.set_ylabel("$v_{12}$")
+ax.legend(fontsize=5, loc="lower center", bbox_to_anchor=(0.5, 1.02), ncol=2, title="OA regimes, $A = I$",
+          title_fontsize=6)
+circle = np.exp(1j * np.linspace(0, 2 * np.pi, 200))
+for j, (R, title, key) in enumerate([(orb["R2"], f"$v_{{11}}={v11:g}, v_{{12}}={v12:g}$", "oscillate"),
+                                     (orb["R2_converge"], f"$v_{{11}}={c11:g}, v_{{12}}={c12:g}$",
+                                      "cluster_converge")]):
+    a = fig.add_subplot(gs[1, j])
+    a.plot(circle.real, circle.imag, color="0.6", lw=0.5)
+    for r in R:
+        a.plot(r.real, r.imag, color=REGIME_STYLE[key]["color"], lw=0.7)
+        a.plot(r.real[0], r.imag[0], "k.", ms=2)
+    a.set_aspect("equal")
+    a.set_xlabel(r"$\mathrm{Re}\,R_2$")
+    a.set_ylabel(r"$\mathrm{Im}\,R_2$")
+    a.set_title(title)
+    if key == "oscillate":
+        a.text(0.5, -0.62, f"max rel. drift of $\\mathcal{{H}}$ along orbits: {orb['H_rel_drift'].max():.1e}",
+               transform=a.transAxes, fontsize=5, ha="center")
+regimes = list(traj["regime"])
+for j, key in enumerate(["oscillate", "cluster_converge"]):
+    if key in regimes:
+        i = regimes.index(key)
+        token_panel(fig.add_subplot(gs[2, j]), traj["t"][i], traj["theta"][i], key)
+save_figure(fig, PDF, PNG, DPI)

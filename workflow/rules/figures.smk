@@ -1,0 +1,79 @@
+rule fig_case1:
+    input:
+        sim="results/sim/case1.csv",
+        traj="results/sim/case1_traj.npz",
+        lib=lib_inputs("workflow/notebooks/fig_case1.py"),
+    output:
+        pdf="paper_figures/fig_case1.pdf",
+        png="paper_figures/fig_case1.png",
+    params:
+        dpi=config["figures"]["dpi"],
+    log:
+        "logs/figures/fig_case1.log",
+    script:
+        "../notebooks/fig_case1.py"
+
+
+rule fig_case2:
+    input:
+        sim="results/sim/case2.csv",
+        traj="results/sim/case2_traj.npz",
+        lib=lib_inputs("workflow/notebooks/fig_case2.py"),
+    output:
+        pdf="paper_figures/fig_case2.pdf",
+        png="paper_figures/fig_case2.png",
+    params:
+        dpi=config["figures"]["dpi"],
+    log:
+        "logs/figures/fig_case2.log",
+    script:
+        "../notebooks/fig_case2.py"
+
+
+rule fig_case3:
+    input:
+        sim="results/sim/case3.csv",
+        traj="results/sim/case3_traj.npz",
+        lib=lib_inputs("workflow/notebooks/fig_case3.py"),
+    output:
+        pdf="paper_figures/fig_case3.pdf",
+        png="paper_figures/fig_case3.png",
+    params:
+        dpi=config["figures"]["dpi"],
+    log:
+        "logs/figures/fig_case3.log",
+    script:
+        "../notebooks/fig_case3.py"
+
+
+rule fig_case4:
+    input:
+        sim="results/sim/case4.csv",
+        traj="results/sim/case4_traj.npz",
+        orbits="results/sim/case4_orbits.npz",
+        lib=lib_inputs("workflow/notebooks/fig_case4.py"),
+    output:
+        pdf="paper_figures/fig_case4.pdf",
+        png="paper_figures/fig_case4.png",
+    params:
+        dpi=config["figures"]["dpi"],
+    log:
+        "logs/figures/fig_case4.log",
+    script:
+        "../notebooks/fig_case4.py"
+
+
+rule fig_bifurcation:
+    input:
+        sim="results/sim/bifurcation.csv",
+        fit="results/tables/bifurcation_fit.csv",
+        lib=lib_inputs("workflow/notebooks/fig_bifurcation.py"),
+    output:
+        pdf="paper_figures/fig_bifurcation.pdf",
+        png="paper_figures/fig_bifurcation.png",
+    params:
+        dpi=config["figures"]["dpi"],
+    log:
+        "logs/figures/fig_bifurcation.log",
+    script:
+        "../notebooks/fig_bifurcation.py"

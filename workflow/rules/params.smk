@@ -1,0 +1,14 @@
+rule params:
+    """Parameter points of one d = 2 experiment (seeds derived from the config)."""
+    input:
+        lib=lib_inputs("workflow/scripts/make_params.py"),
+    output:
+        "results/params/{case}.csv",
+    params:
+        case_config=lambda w: config[w.case],
+        seed=config["seed"],
+        beta=config["beta"],
+    log:
+        "logs/params/{case}.log",
+    script:
+        "../scripts/make_params.py"

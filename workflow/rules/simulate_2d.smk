@@ -1,0 +1,68 @@
+rule simulate_2d:
+    """OA, WS and n-particle regimes for every parameter point of one experiment (vectorised)."""
+    input:
+        params="results/params/{case}.csv",
+        lib=lib_inputs("workflow/scripts/simulate_2d.py"),
+    output:
+        "results/sim/{case}.csv",
+    params:
+        oa=config["oa"],
+        agreement=config["agreement"],
+        classifier=config["classifier"],
+        seed=lambda w: config["seed"] + 100 + SEED_OFFSET[w.case],
+    log:
+        "logs/simulate_2d/{case}.log",
+    benchmark:
+        "benchmarks/pipeline/simulate_2d_{case}.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    script:
+        "../scripts/simulate_2d.py"
+
+
+rule trajectories_2d:
+    """One representative run per regime of an experiment (OA R2(t), token angles)."""
+    input:
+        sim="results/sim/{case}.csv",
+        lib=lib_inputs("workflow/scripts/trajectories_2d.py"),
+    output:
+        "results/sim/{case}_traj.npz",
+    params:
+        trajectories=config["trajectories"],
+        seed=lambda w: config["seed"] + 200 + SEED_OFFSET[w.case],
+    log:
+        "logs/trajectories_2d/{case}.log",
+    script:
+        "../scripts/trajectories_2d.py"
+
+
+rule case4_orbits:
+    """OA orbits of the hidden-Hamiltonian family and the conserved quantity along them."""
+    input:
+        lib=lib_inputs("workflow/scripts/case4_orbits.py"),
+    output:
+        "results/sim/case4_orbits.npz",
+    params:
+        case4=config["case4"],
+    log:
+        "logs/case4_orbits.log",
+    script:
+        "../scripts/case4_orbits.py"
+
+
+rule bifurcation_fit:
+    """Saddle-node threshold bracket and square-root law from the mu sweep."""
+    input:
+        sim="results/sim/bifurcation.csv",
+        lib=lib_inputs("workflow/scripts/bifurcation_fit.py"),
+    output:
+        "results/tables/bifurcation_fit.csv",
+    params:
+        s=config["bifurcation"]["s"],
+        beta=config["beta"],
+    log:
+        "logs/bifurcation_fit.log",
+    script:
+        "../scripts/bifurcation_fit.py"

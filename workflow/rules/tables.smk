@@ -1,0 +1,33 @@
+rule regimes_table:
+    """All classified points, the per-case agreement of OA / WS / particles, and every disagreement."""
+    input:
+        sims=expand("results/sim/{case}.csv", case=CASES),
+        lib=lib_inputs("workflow/scripts/regimes_table.py"),
+    output:
+        regimes="results/tables/regimes.csv",
+        agreement="results/tables/agreement.csv",
+        disagreements="results/tables/disagreements.csv",
+    params:
+        n_tokens=config["agreement"]["n_tokens"],
+    log:
+        "logs/regimes_table.log",
+    script:
+        "../scripts/regimes_table.py"
+
+
+rule claims_table:
+    """One or more rows per claim of the paper, computed from the results tables."""
+    input:
+        sims=expand("results/sim/{case}.csv", case=CASES),
+        bifurcation="results/tables/bifurcation_fit.csv",
+        orbits="results/sim/case4_orbits.npz",
+        lib=lib_inputs("workflow/scripts/claims_table.py"),
+    output:
+        "results/tables/claims.csv",
+    params:
+        max_undetermined=config["claims"]["max_undetermined"],
+        n_tokens=config["agreement"]["n_tokens"],
+    log:
+        "logs/claims_table.log",
+    script:
+        "../scripts/claims_table.py"

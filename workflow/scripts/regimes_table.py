@@ -1,0 +1,15 @@
+"""Glue: merge the classified points, tabulate agreement of the three methods and list disagreements."""
+
+import pandas as pd
+
+from lsadyn.io import read_csv, setup_log, write_csv
+from lsadyn.study import agreement_table
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+log = setup_log(sm.log[0])
+sim = pd.concat([read_csv(p) for p in sm.input.sims], ignore_index=True)
+summary, disagreements = agreement_table(sim, sm.params.n_tokens)
+log.info("%d points, %d disagreements", len(sim), len(disagreements))
+write_csv(sim, sm.output.regimes)
+write_csv(summary, sm.output.agreement)
+write_csv(disagreements, sm.output.disagreements)

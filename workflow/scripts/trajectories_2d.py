@@ -1,0 +1,11 @@
+"""Glue: representative OA and token trajectories, one per regime found in an experiment."""
+
+from lsadyn.io import read_csv, setup_log, write_npz
+from lsadyn.study import representative_trajectories
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+log = setup_log(sm.log[0])
+sim = read_csv(sm.input.sim)
+arrays = representative_trajectories(sim, sm.params.trajectories, sm.params.seed)
+log.info("representatives: %s", list(arrays["regime"]))
+write_npz(sm.output[0], **arrays)
