@@ -1,6 +1,10 @@
 # lsadyn: rebuild every result of the paper with `snakemake --cores N`.
 # Wiring only: the science lives in src/lsadyn, the glue in workflow/scripts.
+import sys
+
 from snakemake.utils import min_version, validate
+
+from lsadyn.config import check_config
 
 min_version("9.0")
 
@@ -8,7 +12,11 @@ min_version("9.0")
 configfile: "workflow/config/config.yaml"
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
+try:  # one line naming the offending key, before any job runs
+    check_config(config, "workflow/schemas/config.schema.yaml")
+except ValueError as err:
+    sys.exit(f"lsadyn: invalid configuration: {err}")
+validate(config, "workflow/schemas/config.schema.yaml")  # fills in defaults
 
 
 include: "workflow/rules/common.smk"
@@ -19,9 +27,9 @@ include: "workflow/rules/figures.smk"
 
 
 rule all:
+    default_target: True
     input:
         "results/tables/regimes.csv",
         "results/tables/agreement.csv",
         "results/tables/claims.csv",
         expand("paper_figures/{fig}.{ext}", fig=FIGURES, ext=["pdf", "png"]),
-    default_target: True

@@ -26,7 +26,9 @@ def _imported_modules(path):
             elif mod == "lsadyn":
                 found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.Import):
-            found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("lsadyn."))
+            found.update(
+                a.name.split(".")[1] for a in node.names if a.name.startswith("lsadyn.")
+            )
     return {m for m in found if (LIB / f"{m}.py").exists()}
 
 

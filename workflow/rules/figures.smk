@@ -6,10 +6,12 @@ rule fig_case1:
     output:
         pdf="paper_figures/fig_case1.pdf",
         png="paper_figures/fig_case1.png",
-    params:
-        dpi=config["figures"]["dpi"],
     log:
         "logs/figures/fig_case1.log",
+    conda:
+        "../../environment.yml"
+    params:
+        dpi=config["figures"]["dpi"],
     script:
         "../notebooks/fig_case1.py"
 
@@ -22,10 +24,12 @@ rule fig_case2:
     output:
         pdf="paper_figures/fig_case2.pdf",
         png="paper_figures/fig_case2.png",
-    params:
-        dpi=config["figures"]["dpi"],
     log:
         "logs/figures/fig_case2.log",
+    conda:
+        "../../environment.yml"
+    params:
+        dpi=config["figures"]["dpi"],
     script:
         "../notebooks/fig_case2.py"
 
@@ -38,10 +42,12 @@ rule fig_case3:
     output:
         pdf="paper_figures/fig_case3.pdf",
         png="paper_figures/fig_case3.png",
-    params:
-        dpi=config["figures"]["dpi"],
     log:
         "logs/figures/fig_case3.log",
+    conda:
+        "../../environment.yml"
+    params:
+        dpi=config["figures"]["dpi"],
     script:
         "../notebooks/fig_case3.py"
 
@@ -55,10 +61,12 @@ rule fig_case4:
     output:
         pdf="paper_figures/fig_case4.pdf",
         png="paper_figures/fig_case4.png",
-    params:
-        dpi=config["figures"]["dpi"],
     log:
         "logs/figures/fig_case4.log",
+    conda:
+        "../../environment.yml"
+    params:
+        dpi=config["figures"]["dpi"],
     script:
         "../notebooks/fig_case4.py"
 
@@ -71,9 +79,11 @@ rule fig_bifurcation:
     output:
         pdf="paper_figures/fig_bifurcation.pdf",
         png="paper_figures/fig_bifurcation.png",
-    params:
-        dpi=config["figures"]["dpi"],
     log:
         "logs/figures/fig_bifurcation.log",
+    conda:
+        "../../environment.yml"
+    params:
+        dpi=config["figures"]["dpi"],
     script:
         "../notebooks/fig_bifurcation.py"

@@ -4,11 +4,13 @@ rule params:
         lib=lib_inputs("workflow/scripts/make_params.py"),
     output:
         "results/params/{case}.csv",
+    log:
+        "logs/params/{case}.log",
+    conda:
+        "../../environment.yml"
     params:
         case_config=lambda w: config[w.case],
         seed=config["seed"],
         beta=config["beta"],
-    log:
-        "logs/params/{case}.log",
     script:
         "../scripts/make_params.py"

@@ -5,19 +5,21 @@ rule simulate_2d:
         lib=lib_inputs("workflow/scripts/simulate_2d.py"),
     output:
         "results/sim/{case}.csv",
+    log:
+        "logs/simulate_2d/{case}.log",
+    benchmark:
+        "benchmarks/pipeline/simulate_2d_{case}.tsv"
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
     params:
         oa=config["oa"],
         agreement=config["agreement"],
         classifier=config["classifier"],
         seed=lambda w: config["seed"] + 100 + SEED_OFFSET[w.case],
-    log:
-        "logs/simulate_2d/{case}.log",
-    benchmark:
-        "benchmarks/pipeline/simulate_2d_{case}.tsv"
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=30,
     script:
         "../scripts/simulate_2d.py"
 
@@ -29,11 +31,13 @@ rule trajectories_2d:
         lib=lib_inputs("workflow/scripts/trajectories_2d.py"),
     output:
         "results/sim/{case}_traj.npz",
+    log:
+        "logs/trajectories_2d/{case}.log",
+    conda:
+        "../../environment.yml"
     params:
         trajectories=config["trajectories"],
         seed=lambda w: config["seed"] + 200 + SEED_OFFSET[w.case],
-    log:
-        "logs/trajectories_2d/{case}.log",
     script:
         "../scripts/trajectories_2d.py"
 
@@ -44,10 +48,12 @@ rule case4_orbits:
         lib=lib_inputs("workflow/scripts/case4_orbits.py"),
     output:
         "results/sim/case4_orbits.npz",
-    params:
-        case4=config["case4"],
     log:
         "logs/case4_orbits.log",
+    conda:
+        "../../environment.yml"
+    params:
+        case4=config["case4"],
     script:
         "../scripts/case4_orbits.py"
 
@@ -59,10 +65,12 @@ rule bifurcation_fit:
         lib=lib_inputs("workflow/scripts/bifurcation_fit.py"),
     output:
         "results/tables/bifurcation_fit.csv",
+    log:
+        "logs/bifurcation_fit.log",
+    conda:
+        "../../environment.yml"
     params:
         s=config["bifurcation"]["s"],
         beta=config["beta"],
-    log:
-        "logs/bifurcation_fit.log",
     script:
         "../scripts/bifurcation_fit.py"

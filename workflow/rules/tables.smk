@@ -7,10 +7,12 @@ rule regimes_table:
         regimes="results/tables/regimes.csv",
         agreement="results/tables/agreement.csv",
         disagreements="results/tables/disagreements.csv",
-    params:
-        n_tokens=config["agreement"]["n_tokens"],
     log:
         "logs/regimes_table.log",
+    conda:
+        "../../environment.yml"
+    params:
+        n_tokens=config["agreement"]["n_tokens"],
     script:
         "../scripts/regimes_table.py"
 
@@ -24,10 +26,12 @@ rule claims_table:
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
         "results/tables/claims.csv",
+    log:
+        "logs/claims_table.log",
+    conda:
+        "../../environment.yml"
     params:
         max_undetermined=config["claims"]["max_undetermined"],
         n_tokens=config["agreement"]["n_tokens"],
-    log:
-        "logs/claims_table.log",
     script:
         "../scripts/claims_table.py"

@@ -1,0 +1,210 @@
+"""Pipeline: dry runs, bad configs, lint, and an end-to-end build of the quick config in a
+temporary copy (partial reruns, failing jobs, determinism, a killed run)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = "workflow/config/quick.yaml"
+TABLES = ["regimes.csv", "agreement.csv", "disagreements.csv", "claims.csv", "bifurcation_fit.csv"]
+SKIP = {"results", "paper_figures", "logs", ".snakemake", ".git", ".venv", ".hypothesis", ".pytest_cache"}
+
+
+def copy_repo(dest: Path) -> Path:
+    """Copy the working tree (not its generated outputs) to ``dest``."""
+    def ignore(folder, names):
+        rel = Path(folder).relative_to(ROOT)
+        return [n for n in names if (rel == Path(".") and n in SKIP) or n == "__pycache__" or n.endswith(".egg-info")
+                or (rel == Path("benchmarks") and n == "pipeline")]
+
+    shutil.copytree(ROOT, dest, ignore=ignore)
+    return dest
+
+
+def smk(cwd, *args, check=True, timeout=1200):
+    cmd = [sys.executable, "-m", "snakemake", *args]
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if check and r.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+    return r
+
+
+def planned_jobs(cwd, *args) -> list[str]:
+    """Jobs a dry run would execute, as 'rule' or 'rule[case]' (sorted)."""
+    r = smk(cwd, "-n", "--configfile", QUICK, *args)
+    jobs, current = [], None
+    for line in (r.stdout + r.stderr).splitlines():
+        m = re.match(r"^(?:local)?rule (\w+):$", line.strip())
+        if m:
+            if current:
+                jobs.append(current)
+            current = m.group(1)
+        w = re.match(r"^wildcards: case=(\w+)$", line.strip())
+        if w and current:
+            current = f"{current}[{w.group(1)}]"
+    if current:
+        jobs.append(current)
+    return sorted(jobs)
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory):
+    return copy_repo(tmp_path_factory.mktemp("fresh") / "repo")
+
+
+def test_dry_run_plans_every_result(fresh):
+    jobs = planned_jobs(fresh)
+    for rule in ["params[case1]", "simulate_2d[case4]", "regimes_table", "claims_table", "fig_case1",
+                 "fig_bifurcation", "all"]:
+        assert rule in jobs
+    assert not (fresh / "results").exists()
+
+
+@pytest.mark.parametrize(
+    "override,key",
+    [
+        ("case1:\n  n_random: many\n", "case1.n_random"),  # wrong type
+        ("oa:\n  horizon: -3\n", "oa.horizon"),  # negative time
+        ("trajectories:\n  horizon: 0\n", "trajectories.horizon"),
+        ("case2:\n  lam_min: 1\n  lam_max: -1\n", "case2.lam_min"),
+        ("case1:\n  n_rnd: 3\n", "case1.n_rnd"),  # unknown key
+        ("colour: red\n", "colour"),
+    ],
+)
+def test_bad_config_stops_before_any_job(fresh, tmp_path, override, key):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(override)
+    r = smk(fresh, "-n", "--configfile", str(bad), check=False)
+    assert r.returncode != 0
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("lsadyn: invalid configuration")]
+    assert len(lines) == 1 and f"config key {key}:" in lines[0], r.stderr
+    assert not (fresh / "results").exists()
+
+
+def test_lint_and_format():
+    r = smk(ROOT, "--lint", check=False)
+    assert r.returncode == 0 and "Congratulations" in r.stdout + r.stderr, r.stdout[-2000:]
+    files = ["Snakefile", *map(str, sorted((ROOT / "workflow/rules").glob("*.smk")))]
+    f = subprocess.run([sys.executable, "-m", "snakefmt", "--check", *files], cwd=ROOT, capture_output=True, text=True)
+    assert f.returncode == 0, f.stderr
+
+
+def test_every_rule_has_a_log_and_heavy_rules_a_benchmark():
+    text = "\n".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk"))
+    rules = re.split(r"\nrule ", "\n" + text)[1:]
+    assert rules
+    for body in rules:
+        name = body.split(":")[0]
+        assert "\n    log:" in body, name
+        if name.startswith("simulate"):
+            assert "\n    benchmark:" in body, name
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    repo = copy_repo(tmp_path_factory.mktemp("built") / "repo")
+    smk(repo, "--cores", "2", "--configfile", QUICK)
+    return repo
+
+
+@pytest.mark.slow
+def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
+    for t in TABLES:
+        assert (built / "results/tables" / t).stat().st_size > 0
+    for fig in ["fig_case1", "fig_case2", "fig_case3", "fig_case4", "fig_bifurcation"]:
+        assert (built / f"paper_figures/{fig}.pdf").stat().st_size > 1000
+        assert (built / f"paper_figures/{fig}.png").stat().st_size > 1000
+    assert planned_jobs(built) == []
+    claims = (built / "results/tables/claims.csv").read_text()
+    for cid in ["C1a", "C1b", "C2a", "C2b", "C3a", "C3b", "C4a", "C4b", "C4c", "C5a", "C5b", "C5c"]:
+        assert f"\n{cid}," in claims
+
+
+@pytest.mark.slow
+def test_partial_rerun_after_editing_one_case(built, tmp_path):
+    edit = tmp_path / "edit.yaml"
+    edit.write_text("case1:\n  n_random: 41\n")
+    jobs = planned_jobs(built, str(edit))
+    assert jobs == sorted(["params[case1]", "simulate_2d[case1]", "trajectories_2d[case1]", "regimes_table",
+                           "claims_table", "fig_case1", "all"])
+
+
+def _edited(path: Path):
+    original = path.read_text()
+    path.write_text(original + "\n# edited by a test\n")
+    return original
+
+
+@pytest.mark.slow
+def test_partial_rerun_after_editing_a_figure_notebook(built):
+    nb = built / "workflow/notebooks/fig_case3.py"
+    original = _edited(nb)
+    try:
+        assert planned_jobs(built) == ["all", "fig_case3"]
+    finally:
+        nb.write_text(original)
+        os.utime(nb, (0, 0))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "module,expected",
+    [
+        ("plotting.py", ["all", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4"]),
+        ("claims.py", ["all", "claims_table"]),
+        ("config.py", []),  # used by the Snakefile only, by no job
+    ],
+)
+def test_partial_rerun_after_editing_a_module(built, module, expected):
+    src = built / "src/lsadyn" / module
+    original = _edited(src)
+    try:
+        assert planned_jobs(built) == expected
+    finally:
+        src.write_text(original)
+        os.utime(src, (0, 0))  # restore an old mtime so later tests see an up-to-date tree
+
+
+@pytest.mark.slow
+def test_failing_job_leaves_no_output(built):
+    nb = built / "workflow/notebooks/fig_case2.py"
+    original = nb.read_text()
+    nb.write_text(original + "\nraise RuntimeError('deliberate failure after the figure was saved')\n")
+    try:
+        r = smk(built, "--cores", "1", "--configfile", QUICK, check=False)
+        assert r.returncode != 0
+        assert not (built / "paper_figures/fig_case2.pdf").exists()
+        assert not (built / "paper_figures/fig_case2.png").exists()
+    finally:
+        nb.write_text(original)
+    smk(built, "--cores", "1", "--configfile", QUICK)
+    assert (built / "paper_figures/fig_case2.pdf").exists()
+    assert planned_jobs(built) == []
+
+
+@pytest.mark.slow
+def test_killed_run_completes_and_clean_builds_are_byte_identical(built, tmp_path):
+    repo = copy_repo(tmp_path / "repo")
+    proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", QUICK], cwd=repo,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and not list((repo / "results/sim").glob("*.csv")):
+        time.sleep(0.5)
+    assert proc.poll() is None, "the build finished before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGTERM)  # what a scheduler or Ctrl-C sends
+    proc.wait(timeout=120)
+    assert not (repo / "results/tables/claims.csv").exists()
+    smk(repo, "--cores", "2", "--configfile", QUICK)
+    assert planned_jobs(repo) == []
+    for t in TABLES:
+        assert (repo / "results/tables" / t).read_bytes() == (built / "results/tables" / t).read_bytes(), t
