@@ -94,3 +94,16 @@ def test_oa_follows_wrapped_cauchy_population(rng):
     emp_off = order_parameter_r2(integrate_flat(angle_field, theta_off, t, coeffs, rtol=1e-9, atol=1e-11).y)
     oa_off = integrate_oa(A, V, 1.0, R_off, t)[:, 0]
     assert np.max(np.abs(emp_off - oa_off)) > 10 / np.sqrt(n)
+
+
+def test_phase_point_form_equals_angle_form(rng):
+    from lsadyn.kuramoto import phase_point_field
+
+    A, V = random_pair(rng, 2)
+    theta = rng.uniform(0, 2 * np.pi, (3, 50))
+    coeffs = kuramoto_coefficients(np.stack([A] * 3), np.stack([V] * 3), np.array([0.5, 1.0, 2.0]))
+    z = np.exp(2j * theta)
+    dz = phase_point_field(0, np.concatenate([z.real.ravel(), z.imag.ravel()]), coeffs)
+    dz = (dz[: dz.size // 2] + 1j * dz[dz.size // 2:]).reshape(3, 50)
+    dtheta = angle_field(0, theta, coeffs)
+    np.testing.assert_allclose(dz, 2j * z * dtheta, atol=1e-13)  # d/dt e^{2iθ} = 2i θ' e^{2iθ}

@@ -15,7 +15,7 @@ import numpy as np
 
 from .dynamics import attention, field_for
 from .integrate import integrate_flat, integrate_observed, integrate_sphere, uniform_angles, uniform_sphere
-from .kuramoto import angle_field, kuramoto_coefficients, oa_field
+from .kuramoto import kuramoto_coefficients, oa_field, phase_point_field
 from .metrics import axis_observer, order_parameter_r2, order_parameter_r2_tokens, pseudo_r2
 from .regimes import RegimeResult, RegimeTolerances, classify_r2_trajectory
 from .validation import as_int_at_least, as_positive_float
@@ -116,15 +116,17 @@ def _with_retry(run, A, V, beta, horizon, n_samples, retry):
 
 
 def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=None, chunk=32,
-                         retry=RETRY_FACTOR):
+                         retry=RETRY_FACTOR, starts=None):
     """OA regimes of N points, A and V of shape (N, 2, 2) (see :func:`predict_regime`); points left
-    ``undetermined`` are re-run once with ``retry`` × the horizon."""
+    ``undetermined`` are re-run once with ``retry`` × the horizon. ``starts`` (k,) replaces the
+    near-uniform initial values of R₂ (default :func:`oa_start_points`)."""
     A, V, beta, _ = _batch_inputs(A, V, beta)
-    return _with_retry(lambda a, v, b, h, m: _predict_regime_batch(a, v, b, h, m, tol, chunk),
+    starts = oa_start_points() if starts is None else np.atleast_1d(np.asarray(starts, dtype=complex))
+    return _with_retry(lambda a, v, b, h, m: _predict_regime_batch(a, v, b, h, m, tol, chunk, starts),
                        A, V, beta, horizon, n_samples, retry)
 
 
-def _predict_regime_batch(A, V, beta, horizon, n_samples, tol, chunk):
+def _predict_regime_batch(A, V, beta, horizon, n_samples, tol, chunk, starts):
     """OA regimes for N parameter points at once: ``A``, ``V`` of shape (N, 2, 2).
 
     Each point's OA ODE runs in its own time unit s = t/τ (so one common grid s ∈ [0, horizon]
@@ -133,7 +135,6 @@ def _predict_regime_batch(A, V, beta, horizon, n_samples, tol, chunk):
     """
     A, V, beta, tau = _batch_inputs(A, V, beta)
     s = _times(np.eye(2), np.eye(2), 1.0, horizon, n_samples)
-    starts = oa_start_points()
     chunk = max(1, min(chunk, int(2e7 // (len(s) * starts.size))))  # bound the stored samples (~320 MB)
     out = []
     for lo in range(0, A.shape[0], chunk):
@@ -172,8 +173,9 @@ def predict_regime(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol: Regime
 
 
 def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=4000, tol=None,
-                           rtol=1e-8, atol=1e-10, chunk=16, retry=RETRY_FACTOR):
-    """Regimes of N d = 2 LSA token systems (angle form, exact for d = 2), one per (A, V) in the batch.
+                           rtol=1e-7, atol=1e-9, chunk=16, retry=RETRY_FACTOR):
+    """Regimes of N d = 2 LSA token systems, one per (A, V) in the batch, integrated in the
+    doubled-phase points z_k = e^{2iθ_k} (:func:`lsadyn.kuramoto.phase_point_field`, exact for d = 2).
 
     Every point starts from the same n i.i.d. uniform angles drawn with ``seed`` (common random
     numbers); time is rescaled per point as in :func:`predict_regime_batch`; undetermined points
@@ -188,15 +190,17 @@ def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_s
 def _particles_batch(A, V, beta, n, seed, horizon, n_samples, tol, rtol, atol, chunk):
     A, V, beta, tau = _batch_inputs(A, V, beta)
     s = _times(np.eye(2), np.eye(2), 1.0, horizon, n_samples)
-    theta0 = uniform_angles(n, seed)
+    z0 = np.exp(2j * uniform_angles(n, seed))
     out = []
     for lo in range(0, A.shape[0], chunk):
         sl = slice(lo, lo + chunk)
         Nc = A[sl].shape[0]
         coeffs = kuramoto_coefficients(A[sl], V[sl], beta[sl] * tau[sl])
+        y0 = np.concatenate([np.tile(z0.real, Nc), np.tile(z0.imag, Nc)])
+        half = Nc * n
         traj = integrate_observed(
-            angle_field, np.tile(theta0, Nc), s, coeffs, rtol=rtol, atol=atol,
-            observer=lambda y: order_parameter_r2(y.reshape(Nc, n)),
+            phase_point_field, y0, s, coeffs, rtol=rtol, atol=atol,
+            observer=lambda y: y[:half].reshape(Nc, n).mean(axis=1) + 1j * y[half:].reshape(Nc, n).mean(axis=1),
         )
         for i in range(Nc):
             r = _rescale(classify_r2_trajectory(s, traj.y[:, i], tol, method="particles"), tau[lo + i])
@@ -205,7 +209,7 @@ def _particles_batch(A, V, beta, n, seed, horizon, n_samples, tol, rtol, atol, c
 
 
 def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=4000, tol=None,
-                    rtol=1e-10, atol=1e-12, chunk=16, retry=RETRY_FACTOR):
+                    rtol=1e-8, atol=1e-10, chunk=16, retry=RETRY_FACTOR):
     """Regimes from the WS reduction (3 variables per point) of the populations of
     :func:`particles_regime_batch` (same seed, same angles, same retry rule)."""
     A, V, beta, _ = _batch_inputs(A, V, beta)

@@ -23,12 +23,13 @@ def _row(cid, statement, method, n_tested, n_agree, ok, evidence, note=""):
                 **{"pass": ok}, evidence=evidence, note=note)
 
 
-def finite_n_label(label: str, amplitude: float, n_tokens: int) -> str:
+def finite_n_label(label: str, amplitude: float, abs_R2: float, n_tokens: int, tol_cluster: float = 1e-3) -> str:
     """Label of an n-token run read as a limit n → ∞: a neutral oscillation of |R₂| with amplitude
-    ≤ 3/√n (the size of the WS constants' departure from uniform) is a fluctuation about an
-    interior state, not an oscillation of the limit measure."""
+    ≤ 3/√n (the size of the WS constants' departure from uniform) is a fluctuation about a fixed
+    state — clustered if 1 − |R₂| ≤ ``tol_cluster``, interior otherwise — not an oscillation of the
+    limit measure."""
     if label == "oscillate" and np.isfinite(amplitude) and amplitude <= 3 / np.sqrt(n_tokens):
-        return "interior_converge"
+        return "cluster_converge" if 1 - abs_R2 <= tol_cluster else "interior_converge"
     return label
 
 
@@ -38,11 +39,11 @@ def _prediction_rows(cid, statement, g, prediction, evidence, max_undetermined, 
         labels = g[f"regime_{m}"]
         extra = ""
         if m != "oa":
-            labels = pd.Series([finite_n_label(lab, a, n_tokens) for lab, a in zip(labels, g[f"amplitude_{m}"])],
-                               index=g.index)
+            labels = pd.Series([finite_n_label(lab, a, r, n_tokens) for lab, a, r in
+                                zip(labels, g[f"amplitude_{m}"], g[f"abs_R2_{m}"])], index=g.index)
             n_fluct = int((labels != g[f"regime_{m}"]).sum())
             extra = (f"; n = {n_tokens} tokens from uniform random angles (off the OA manifold); {n_fluct} runs "
-                     f"oscillate with amplitude <= 3/sqrt(n), read as finite-n fluctuations about an interior state")
+                     f"oscillate with amplitude <= 3/sqrt(n), read as finite-n fluctuations about a fixed state")
         agree = np.array([matches(lab, prediction) for lab in labels])
         und = (labels == "undetermined").to_numpy()
         n = len(g)

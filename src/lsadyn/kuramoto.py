@@ -110,6 +110,32 @@ def angle_field(t, theta, coeffs: KuramotoCoefficients):
     return out.ravel() if flat else out
 
 
+def phase_point_field(t, y, coeffs: KuramotoCoefficients):
+    r"""The n-token system in doubled-phase points :math:`z_k = e^{2i\theta_k}` on the unit circle:
+    :math:`\dot z_k = i\omega z_k + \frac12(H - \bar H z_k^2)` with :math:`R_2 = \frac1n\sum_k z_k`.
+
+    Identical to :func:`angle_field` (it is :math:`\dot\xi_k = \omega + \mathrm{Im}(He^{-i\xi_k})` for
+    :math:`z_k = e^{i\xi_k}`) but polynomial: no exp per token and step. ``y`` is flat
+    ``[Re z (N·n), Im z (N·n)]`` for a batch of N populations of n tokens (coeffs of shape (N,)),
+    or ``[Re z (n), Im z (n)]`` for one population.
+    """
+    N = int(np.prod(coeffs.shape))
+    half = y.size // 2
+    x = y[:half].reshape(N, -1)
+    v = y[half:].reshape(N, -1)
+    R2 = x.mean(axis=1) + 1j * v.mean(axis=1)
+    omega, H = coeffs.omega_H(R2.reshape(coeffs.shape))
+    omega = np.ravel(omega)[:, None]
+    hr = np.ravel(H.real)[:, None] * 0.5
+    hi = np.ravel(H.imag)[:, None] * 0.5
+    # iωz + H/2 − H̄ z²/2, with z² = (x² − v²) + 2i x v and H̄ = hr − i hi (halves folded in)
+    zz_r = x * x - v * v
+    zz_i = 2 * x * v
+    dx = -omega * v + hr - (hr * zz_r + hi * zz_i)
+    dv = omega * x + hi - (hr * zz_i - hi * zz_r)
+    return np.concatenate([dx.ravel(), dv.ravel()])
+
+
 def oa_rhs_complex(R2, coeffs: KuramotoCoefficients):
     r"""OA right-hand side :math:`\dot R_2 = i\omega R_2 + \frac12(H - \bar H R_2^2)`, complex, batched."""
     omega, H = coeffs.omega_H(R2)

@@ -80,6 +80,11 @@ def classify_points(df: pd.DataFrame, oa: dict, agreement: dict, tol: dict, seed
               tol=tolerances, retry=agreement["retry_factor"])
     out = out.assign(**_columns(ws_regime_batch(A, V, beta, **kw), "ws"))
     out = out.assign(**_columns(particles_regime_batch(A, V, beta, **kw), "particles"))
+    # diagnostic: OA started from the tokens' own initial R2 (tells multistability from finite-n effects)
+    R0 = order_parameter_r2(uniform_angles(agreement["n_tokens"], seed))
+    same = predict_regime_batch(A, V, beta, horizon=oa["horizon"], n_samples=oa["n_samples"], tol=tolerances,
+                                retry=oa["retry_factor"], starts=[R0])
+    out["regime_oa_token_start"] = [r.regime for r in same]
     out["oa_matches_prediction"] = [matches(r, p) if p else np.nan for r, p in zip(out.regime_oa, out.prediction)]
     return out
 
@@ -87,11 +92,18 @@ def classify_points(df: pd.DataFrame, oa: dict, agreement: dict, tol: dict, seed
 def disagreement_reason(row, n_tokens: int) -> str:
     """Why the three methods (or the claim) disagree on one point, from what the row shows."""
     labels = {row.regime_oa, row.regime_ws, row.regime_particles}
+    token_start = getattr(row, "regime_oa_token_start", "")
+    if token_start and token_start != row.regime_oa and token_start == row.regime_particles:
+        return ("initial-condition dependence (multistability): OA started from the tokens' own R2(0) "
+                f"reaches {token_start}, as the tokens do")
     if "undetermined" in labels:
         why = "; ".join(sorted({getattr(row, f"note_{m}") for m in ("oa", "ws", "particles")} - {""}))
         return f"undetermined within 10x the horizon ({why}): slow dynamics at a regime boundary or degenerate point"
     amp = np.nanmax([row.amplitude_ws, row.amplitude_particles])
     if row.regime_oa.endswith("converge") and "oscillate" in labels and amp <= 3 / np.sqrt(n_tokens):
+        if row.regime_oa == "cluster_converge":
+            return (f"finite n off the OA manifold: tokens stay clustered (|R2| = {row.abs_R2_particles:.5f}) with a "
+                    f"slow neutral oscillation of amplitude {amp:.3g} <= 3/sqrt(n)")
         return (f"finite n off the OA manifold: WS/particles keep a neutral oscillation of amplitude {amp:.3g} "
                 f"<= 3/sqrt(n) about the OA limit")
     corrected = getattr(row, "prediction_corrected", "")
