@@ -16,7 +16,7 @@ import numpy as np
 from .dynamics import attention, field_for
 from .integrate import integrate_flat, integrate_observed, integrate_sphere, uniform_angles, uniform_sphere
 from .kuramoto import kuramoto_coefficients, oa_field, phase_point_field
-from .metrics import axis_observer, order_parameter_r2, order_parameter_r2_tokens, pseudo_r2
+from .metrics import axis_observer, order_parameter_r2_tokens, pseudo_r2
 from .regimes import RegimeResult, RegimeTolerances, classify_r2_trajectory
 from .validation import as_int_at_least, as_positive_float
 from .watanabe_strogatz import ws_field_batch, ws_from_angles, ws_order_parameter_exact

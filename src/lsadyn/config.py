@@ -28,7 +28,11 @@ def check_config(config: dict, schema_path: str) -> None:
             unknown = sorted(set(err.instance) - set(err.schema.get("properties", {})))
             path = [*err.absolute_path, unknown[0]] if unknown else list(err.absolute_path)
             raise ValueError(f"config key {_key(path)}: unknown key (allowed: {sorted(err.schema['properties'])})")
-        raise ValueError(f"config key {_key(err.absolute_path)}: {msg}")
+        path = list(err.absolute_path)
+        for i, part in enumerate(path):
+            if part in ("A", "V") and i > 0:
+                raise ValueError(f"config key {_key(path[:i + 1])}: expected a 2x2 matrix [[a, b], [c, d]] ({msg})")
+        raise ValueError(f"config key {_key(path)}: {msg}")
     _check_ranges(config)
 
 
@@ -47,10 +51,11 @@ def _check_ranges(config: dict) -> None:
         sec = config.get(section, {})
         if lo in sec and hi in sec and not sec[lo] < sec[hi]:
             raise ValueError(f"config key {section}.{lo}: must be < {section}.{hi} ({sec[lo]} >= {sec[hi]})")
-    for section in ("highdim",):
-        for i, sc in enumerate(config.get(section, {}).get("scenarios", [])):
-            for name in ("A", "V"):
-                if name in sc:
-                    m = np.asarray(sc[name], dtype=float)
-                    if m.shape != (2, 2):
-                        raise ValueError(f"config key {section}.scenarios.{i}.{name}: expected a 2x2 matrix")
+    hd = config.get("highdim", {})
+    for name, sc in hd.get("scenarios", {}).items():
+        A = np.asarray(sc["A"], dtype=float)
+        beta = hd.get("beta", 1.0)
+        norm = max(np.linalg.norm(A, 2), abs(sc["rest_A"])) + sc["noise"] * 3
+        if "usa" in hd.get("models", ["usa"]) and beta * norm > 700:
+            raise ValueError(f"config key highdim.scenarios.{name}.A: beta |A|_2 ~ {beta * norm:.3g} > 700 "
+                             "overflows exp in USA")

@@ -11,7 +11,8 @@ With :math:`v_\perp` below the real parts of V₂'s eigenvalues, the complement 
 the plane, mass concentrates in the plane and the d = 2 behaviour of (A₂, V₂) should reappear.
 
 Observables: :math:`r(t) = (d\lambda_{max}(M) - 1)/(d-1)`, the angle swept by the leading axis of
-M, histograms of pairwise inner products at a few times, |mean token|. Each run is repeated
+M, histograms of pairwise inner products at a few times, |mean token|. An r below the noise floor of
+i.i.d. uniform tokens (:func:`r_noise_floor`) counts as an interior (unclustered) state. Each run is repeated
 with half the RK4 step to check step-size convergence.
 """
 
@@ -48,6 +49,13 @@ def inner_product_histogram(X, bins):
     return np.histogram(np.clip(G[iu], -1, 1), bins=bins, density=True)[0]
 
 
+def r_noise_floor(n: int, d: int) -> float:
+    """r of n i.i.d. uniform tokens in d dimensions at the Marchenko–Pastur edge:
+    λ_max(M) ≈ (1 + √(d/n))² / d, so r ≈ ((1 + √(d/n))² − 1)/(d − 1). Below it the leading axis of
+    M is noise and its swept angle is meaningless."""
+    return ((1 + np.sqrt(d / n)) ** 2 - 1) / (d - 1)
+
+
 def run_highdim(A, V, beta, model, n, seed, horizon, dt, n_samples, n_snapshots=5, tol=None, bins=41):
     """Integrate one (A, V, model) from n seeded uniform tokens with RK4 (step ``dt``·τ) and
     classify; returns a dict of observables and limit values."""
@@ -70,7 +78,8 @@ def run_highdim(A, V, beta, model, n, seed, horizon, dt, n_samples, n_snapshots=
                             observer=observe)
     seconds = time.perf_counter() - start
     signal = pseudo_r2(traj.y[:, 0], traj.y[:, 1:])
-    res = classify_r2_trajectory(t, signal, tol or RegimeTolerances(), method=f"particles-{model}")
+    tol = tol or RegimeTolerances(tol_zero=r_noise_floor(n, p.d))
+    res = classify_r2_trajectory(t, signal, tol, method=f"particles-{model}")
     return {
         "regime": res.regime, "r_final": res.abs_R2, "drift_rate": res.arg_R2_rate, "period": res.period,
         "mean_token_norm": float(snaps[snap_idx[-1]][1]), "seconds": seconds,

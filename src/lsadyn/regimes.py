@@ -10,7 +10,7 @@ unwrapped :math:`\arg R_2` across it:
 ``interior_converge``   Δ_|R| ≤ ``tol_abs``, 1 − |R₂| > ``tol_cluster``, |Δφ| ≤ ``tol_angle``, and
                         no trend: the change of |R₂| across the window ≤ ``tol_trend`` · (1 − |R₂|)
                         (a slow, e.g. algebraic, approach to |R₂| = 1 is *not* an interior state);
-                        or |R₂| ≤ ``tol_abs``, where arg R₂ is undefined
+                        or |R₂| ≤ ``tol_zero`` (default ``tol_abs``), where arg R₂ is undefined
 ``oscillate``           |R₂| − mean crosses zero upwards ≥ 3 times (2 periods) with an amplitude in the
                         second half ≥ (1 − ``tol_decay``) × that in the first half; or an interior
                         state (|R₂| constant < 1 − tol_cluster) rotating with |Δφ| ≥ ``min_turn``
@@ -44,6 +44,7 @@ class RegimeTolerances:
     min_turn: float = np.pi
     tol_decay: float = 0.1
     tol_trend: float = 0.05
+    tol_zero: float | None = None  # |R2| below this: arg undefined, interior state (default: tol_abs)
 
 
 @dataclass
@@ -107,7 +108,7 @@ def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: s
     nan = float("nan")
 
     if spread <= tol.tol_abs:
-        if r_end <= tol.tol_abs:
+        if r_end <= (tol.tol_abs if tol.tol_zero is None else tol.tol_zero):
             return RegimeResult("interior_converge", r_end, 0.0, nan, method)
         clustered = 1.0 - r_end <= tol.tol_cluster
         if abs(dphi) <= tol.tol_angle:

@@ -4,12 +4,21 @@ from pathlib import Path
 
 CASES = ["case1", "case2", "case3", "case4", "bifurcation"]
 SEED_OFFSET = {"case1": 1, "case2": 2, "case3": 3, "case4": 4, "bifurcation": 5}
-FIGURES = ["fig_case1", "fig_case2", "fig_case3", "fig_case4", "fig_bifurcation"]
+FIGURES = [
+    "fig_case1",
+    "fig_case2",
+    "fig_case3",
+    "fig_case4",
+    "fig_bifurcation",
+    "fig_highdim",
+]
+HIGHDIM = sorted(config["highdim"]["scenarios"])
 LIB = Path("src/lsadyn")
 
 
 wildcard_constraints:
     case="|".join(CASES),
+    scenario="|".join(HIGHDIM),
 
 
 def _imported_modules(path):

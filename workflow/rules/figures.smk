@@ -87,3 +87,22 @@ rule fig_bifurcation:
         dpi=config["figures"]["dpi"],
     script:
         "../notebooks/fig_bifurcation.py"
+
+
+rule fig_highdim:
+    input:
+        arrays=expand("results/highdim/{scenario}.npz", scenario=HIGHDIM),
+        table="results/tables/highdim.csv",
+        lib=lib_inputs("workflow/notebooks/fig_highdim.py"),
+    output:
+        pdf="paper_figures/fig_highdim.pdf",
+        png="paper_figures/fig_highdim.png",
+    log:
+        "logs/figures/fig_highdim.log",
+    conda:
+        "../../environment.yml"
+    params:
+        dpi=config["figures"]["dpi"],
+        scenarios=HIGHDIM,
+    script:
+        "../notebooks/fig_highdim.py"

@@ -23,6 +23,7 @@ rule claims_table:
         sims=expand("results/sim/{case}.csv", case=CASES),
         bifurcation="results/tables/bifurcation_fit.csv",
         orbits="results/sim/case4_orbits.npz",
+        highdim="results/tables/highdim.csv",
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
         "results/tables/claims.csv",

@@ -1,0 +1,38 @@
+rule highdim_run:
+    """One d-dimensional scenario, every model, with the RK4 step-size check (claim C7)."""
+    input:
+        lib=lib_inputs("workflow/scripts/highdim_run.py"),
+    output:
+        table="results/highdim/{scenario}.csv",
+        arrays="results/highdim/{scenario}.npz",
+    log:
+        "logs/highdim/{scenario}.log",
+    benchmark:
+        "benchmarks/pipeline/highdim_{scenario}.tsv"
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        scenario=lambda w: config["highdim"]["scenarios"][w.scenario],
+        run={k: v for k, v in config["highdim"].items() if k != "scenarios"},
+        seed=config["seed"] + 300,
+    script:
+        "../scripts/highdim_run.py"
+
+
+rule highdim_table:
+    """All high-dimensional runs in one table."""
+    input:
+        tables=expand("results/highdim/{scenario}.csv", scenario=HIGHDIM),
+        lib=lib_inputs("workflow/scripts/highdim_table.py"),
+    output:
+        "results/tables/highdim.csv",
+    log:
+        "logs/highdim_table.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/highdim_table.py"
