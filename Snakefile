@@ -22,6 +22,7 @@ validate(config, "workflow/schemas/config.schema.yaml")  # fills in defaults
 include: "workflow/rules/common.smk"
 include: "workflow/rules/params.smk"
 include: "workflow/rules/simulate_2d.smk"
+include: "workflow/rules/stability.smk"
 include: "workflow/rules/highdim.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
@@ -33,5 +34,6 @@ rule all:
         "results/tables/regimes.csv",
         "results/tables/agreement.csv",
         "results/tables/claims.csv",
+        "results/tables/stability.csv",
         "results/tables/highdim.csv",
         expand("paper_figures/{fig}.{ext}", fig=FIGURES, ext=["pdf", "png"]),

@@ -10,15 +10,18 @@ FIGURES = [
     "fig_case3",
     "fig_case4",
     "fig_bifurcation",
+    "fig_stability",
     "fig_highdim",
 ]
 HIGHDIM = sorted(config["highdim"]["scenarios"])
+STABILITY = sorted(config["stability"]["regimes"])
 LIB = Path("src/lsadyn")
 
 
 wildcard_constraints:
     case="|".join(CASES),
     scenario="|".join(HIGHDIM),
+    regime="|".join(STABILITY),
 
 
 def _imported_modules(path):

@@ -106,3 +106,22 @@ rule fig_highdim:
         scenarios=HIGHDIM,
     script:
         "../notebooks/fig_highdim.py"
+
+
+rule fig_stability:
+    input:
+        table="results/tables/stability.csv",
+        lib=lib_inputs("workflow/notebooks/fig_stability.py"),
+    output:
+        pdf="paper_figures/fig_stability.pdf",
+        png="paper_figures/fig_stability.png",
+    log:
+        "logs/figures/fig_stability.log",
+    conda:
+        "../../environment.yml"
+    params:
+        dpi=config["figures"]["dpi"],
+        eps_small=config["stability"]["eps_small"],
+        discrepancy_tol=config["stability"]["discrepancy_tol"],
+    script:
+        "../notebooks/fig_stability.py"

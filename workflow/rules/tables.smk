@@ -24,6 +24,7 @@ rule claims_table:
         bifurcation="results/tables/bifurcation_fit.csv",
         orbits="results/sim/case4_orbits.npz",
         highdim="results/tables/highdim.csv",
+        stability="results/tables/stability.csv",
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
         "results/tables/claims.csv",
@@ -34,5 +35,7 @@ rule claims_table:
     params:
         max_undetermined=config["claims"]["max_undetermined"],
         n_tokens=config["agreement"]["n_tokens"],
+        eps_small=config["stability"]["eps_small"],
+        discrepancy_tol=config["stability"]["discrepancy_tol"],
     script:
         "../scripts/claims_table.py"

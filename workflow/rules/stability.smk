@@ -1,0 +1,38 @@
+rule stability_run:
+    """Every perturbation family and strength for one (A, V) (claim C6)."""
+    input:
+        lib=lib_inputs("workflow/scripts/stability_run.py"),
+    output:
+        "results/stability/{regime}.csv",
+    log:
+        "logs/stability/{regime}.log",
+    benchmark:
+        "benchmarks/pipeline/stability_{regime}.tsv"
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        regime=lambda w: config["stability"]["regimes"][w.regime],
+        run={k: v for k, v in config["stability"].items() if k != "regimes"},
+        beta=config["beta"],
+        seed=config["seed"] + 400,
+    script:
+        "../scripts/stability_run.py"
+
+
+rule stability_table:
+    """All structural-stability runs in one table."""
+    input:
+        tables=expand("results/stability/{regime}.csv", regime=STABILITY),
+        lib=lib_inputs("workflow/scripts/stability_table.py"),
+    output:
+        "results/tables/stability.csv",
+    log:
+        "logs/stability_table.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/stability_table.py"

@@ -1,0 +1,11 @@
+"""Glue: merge the per-scenario stability tables."""
+
+import pandas as pd
+
+from lsadyn.io import read_csv, setup_log, write_csv
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+log = setup_log(sm.log[0])
+table = pd.concat([read_csv(p) for p in sm.input.tables], ignore_index=True)
+log.info("%d runs", len(table))
+write_csv(table, sm.output[0])
