@@ -114,6 +114,15 @@ def bench_ws(rows, sizes):
     return ratios
 
 
+def bench_bl(rows):
+    from lsadyn.bl import bl_distance_to_uniform
+
+    x = np.random.default_rng(11).uniform(0, 2 * np.pi, 10_000)
+    t = best_time(lambda: bl_distance_to_uniform(x), repeats=3, min_time=0)
+    rows.append(row("bl_to_uniform", 10_000, 2, t, "LP on samples + 4096-point grid (HiGHS IPM)"))
+    return {"bl_to_uniform_seconds_n1e4": t}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
@@ -126,6 +135,7 @@ def main(argv=None):
     summary.update(bench_lsa(rows, lsa_sizes))
     summary.update(bench_usa(rows, usa_sizes))
     summary.update(bench_ws(rows, ws_sizes))
+    summary.update(bench_bl(rows))
     print(f"{'benchmark':<14}{'n':>9}{'d':>5}{'s/eval':>12}{'evals/s':>12}{'token-steps/s':>15}  note")
     for r in rows:
         print(f"{r['name']:<14}{r['n']:>9}{r['d']:>5}{r['seconds_per_eval']:>12.3e}{r['evals_per_s']:>12.3e}"
@@ -137,6 +147,7 @@ def main(argv=None):
         "lsa_fast_ge_100x_pairwise_at_n1e4_d100": summary.get("lsa_fast_over_pairwise_n10000_d100", np.nan) >= 100,
         "usa_within_3x_of_floor": all(v <= 3 for k, v in summary.items() if k.startswith("usa_over_floor")),
         "ws_step_flat_in_n (ratio <= 3)": summary["ws_step_cost_ratio_largest_over_smallest_n"] <= 3,
+        "bl_to_uniform_1e4_under_1s": summary["bl_to_uniform_seconds_n1e4"] < 1.0,
     }
     print("\ntargets:")
     for k, v in targets.items():

@@ -16,7 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = "workflow/config/quick.yaml"
-TABLES = ["regimes.csv", "agreement.csv", "disagreements.csv", "claims.csv", "bifurcation_fit.csv"]
+TABLES = ["regimes.csv", "agreement.csv", "disagreements.csv", "claims.csv", "bifurcation_fit.csv", "stability.csv",
+          "highdim.csv"]
 SKIP = {"results", "paper_figures", "logs", ".snakemake", ".git", ".venv", ".hypothesis", ".pytest_cache"}
 
 
@@ -49,7 +50,7 @@ def planned_jobs(cwd, *args) -> list[str]:
             if current:
                 jobs.append(current)
             current = m.group(1)
-        w = re.match(r"^wildcards: case=(\w+)$", line.strip())
+        w = re.match(r"^wildcards: (?:case|scenario|regime)=(\w+)$", line.strip())
         if w and current:
             current = f"{current}[{w.group(1)}]"
     if current:
@@ -79,6 +80,10 @@ def test_dry_run_plans_every_result(fresh):
         ("case2:\n  lam_min: 1\n  lam_max: -1\n", "case2.lam_min"),
         ("case1:\n  n_rnd: 3\n", "case1.n_rnd"),  # unknown key
         ("colour: red\n", "colour"),
+        ("highdim:\n  scenarios:\n    identity:\n      A: [[1, 0, 0], [0, 1, 0]]\n", "highdim.scenarios.identity.A"),
+        ("stability:\n  regimes:\n    rotating:\n      V: [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\n",
+         "stability.regimes.rotating.V"),  # wrong size
+        ("stability:\n  horizon: -1.0\n", "stability.horizon"),
     ],
 )
 def test_bad_config_stops_before_any_job(fresh, tmp_path, override, key):
@@ -121,12 +126,12 @@ def built(tmp_path_factory):
 def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
     for t in TABLES:
         assert (built / "results/tables" / t).stat().st_size > 0
-    for fig in ["fig_case1", "fig_case2", "fig_case3", "fig_case4", "fig_bifurcation"]:
+    for fig in ["fig_case1", "fig_case2", "fig_case3", "fig_case4", "fig_bifurcation", "fig_stability", "fig_highdim"]:
         assert (built / f"paper_figures/{fig}.pdf").stat().st_size > 1000
         assert (built / f"paper_figures/{fig}.png").stat().st_size > 1000
     assert planned_jobs(built) == []
     claims = (built / "results/tables/claims.csv").read_text()
-    for cid in ["C1a", "C1b", "C2a", "C2b", "C3a", "C3b", "C4a", "C4b", "C4c", "C5a", "C5b", "C5c"]:
+    for cid in ["C1a", "C1b", "C2a", "C2b", "C3a", "C3b", "C4a", "C4b", "C4c", "C5a", "C5b", "C5c", "C6", "C7"]:
         assert f"\n{cid}," in claims
 
 
@@ -160,7 +165,10 @@ def test_partial_rerun_after_editing_a_figure_notebook(built):
 @pytest.mark.parametrize(
     "module,expected",
     [
-        ("plotting.py", ["all", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4"]),
+        ("plotting.py", ["all", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
+                         "fig_highdim", "fig_stability"]),
+        ("bl.py", sorted(["all", "claims_table", "fig_stability", "stability_table"]
+                         + [f"stability_run[{r}]" for r in ("hamiltonian", "lambda_max_pos", "rotating", "sym_pos_def")])),
         ("claims.py", ["all", "claims_table"]),
         ("config.py", []),  # used by the Snakefile only, by no job
     ],

@@ -21,6 +21,7 @@
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 from lsadyn.io import read_csv
 from lsadyn.plotting import COLUMN_WIDTH, save_figure, style
@@ -57,6 +58,7 @@ for ax, reg in zip(axes.flat, regimes):
     ax.axhline(DTOL, color="0.4", lw=0.6, ls=":")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.xaxis.set_minor_formatter(NullFormatter())
     tag = "theorem" if bool(g.hypothesis.iloc[0]) else "outside theorem"
     ax.set_title(f"{g.statement.iloc[0]}\n({tag})", fontsize=5.5)
 for ax in axes[-1]:

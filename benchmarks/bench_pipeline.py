@@ -1,0 +1,87 @@
+"""Wall time of the pipeline on this machine: DAG construction, the quick build and (with
+``--paper``) the paper build, each in a fresh temporary copy. Prints a table and writes
+benchmarks/pipeline_timing.json. Usage: ``python benchmarks/bench_pipeline.py [--paper] [--cores 2]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = Path(__file__).with_name("pipeline_timing.json")
+SKIP = {"results", "paper_figures", "logs", ".snakemake", ".git", ".venv", ".hypothesis", ".pytest_cache"}
+
+
+def fresh_copy(dest: Path) -> Path:
+    def ignore(folder, names):
+        top = Path(folder) == ROOT
+        return [n for n in names if (top and n in SKIP) or n == "__pycache__" or n.endswith(".egg-info")
+                or (Path(folder).name == "benchmarks" and n == "pipeline")]
+
+    shutil.copytree(ROOT, dest, ignore=ignore)
+    return dest
+
+
+def timed(cmd, cwd):
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{r.stderr[-3000:]}")
+    return time.perf_counter() - t0
+
+
+def job_seconds(repo: Path) -> dict:
+    out = {}
+    for tsv in sorted((repo / "benchmarks/pipeline").glob("*.tsv")):
+        with open(tsv) as fh:
+            out[tsv.stem] = float(next(csv.DictReader(fh, delimiter="\t"))["s"])
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--paper", action="store_true", help="also time the paper-fidelity build (minutes)")
+    ap.add_argument("--cores", type=int, default=2)
+    args = ap.parse_args(argv)
+    smk = [sys.executable, "-m", "snakemake"]
+    result = {"machine": platform.platform(), "cpus": os.cpu_count(), "cores": args.cores}
+    with tempfile.TemporaryDirectory() as tmp:
+        quick = fresh_copy(Path(tmp) / "quick")
+        result["dag_seconds"] = min(timed(smk + ["-n"], quick) for _ in range(3))
+        result["quick_build_seconds"] = timed(smk + ["--cores", str(args.cores), "--configfile",
+                                                     "workflow/config/quick.yaml"], quick)
+        result["quick_job_seconds"] = job_seconds(quick)
+        if args.paper:
+            paper = fresh_copy(Path(tmp) / "paper")
+            result["paper_build_seconds"] = timed(smk + ["--cores", str(args.cores)], paper)
+            result["paper_job_seconds"] = job_seconds(paper)
+    print(f"{'measurement':<34}{'seconds':>10}")
+    for key in ("dag_seconds", "quick_build_seconds", "paper_build_seconds"):
+        if key in result:
+            print(f"{key:<34}{result[key]:>10.1f}")
+    for key in ("quick_job_seconds", "paper_job_seconds"):
+        for job, s in result.get(key, {}).items():
+            print(f"  {key.split('_')[0]}: {job:<26}{s:>10.1f}")
+    targets = {"dag_under_5s": result["dag_seconds"] < 5, "quick_under_180s": result["quick_build_seconds"] < 180}
+    if "paper_build_seconds" in result:
+        targets["paper_under_1200s"] = result["paper_build_seconds"] < 1200
+        targets["each_highdim_run_under_120s"] = all(
+            s < 120 for j, s in result["paper_job_seconds"].items() if j.startswith("highdim"))
+    result["targets"] = targets
+    print("targets:", ", ".join(f"{k}: {'met' if v else 'NOT MET'}" for k, v in targets.items()))
+    OUT.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
