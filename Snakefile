@@ -9,6 +9,9 @@ from lsadyn.config import check_config
 min_version("9.0")
 
 
+report: "workflow/report/workflow.rst"
+
+
 configfile: "workflow/config/config.yaml"
 
 

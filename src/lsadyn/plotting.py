@@ -72,3 +72,23 @@ def save_figure(fig, pdf, png, dpi):
     fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None})
     fig.savefig(png, dpi=dpi, metadata={"Software": None})
     plt.close(fig)
+
+
+def atlas_with_representatives(sim, traj, title):
+    """Figure for an atlas case: regime scatter of (x, y) on top (returned for the caller's
+    claim overlay), |R₂(t)| of the representatives (OA in colour, tokens dotted), and one token
+    space-time panel per representative regime. Returns (fig, atlas_axes)."""
+    k = len(traj["regime"])
+    fig = plt.figure(figsize=(COLUMN_WIDTH, 4.6))
+    gs = fig.add_gridspec(3, max(k, 1), height_ratios=[1.5, 0.8, 0.8])
+    ax = fig.add_subplot(gs[0, :])
+    regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=7)
+    ax.set_title(title)
+    ax2 = fig.add_subplot(gs[1, :])
+    r2_panel(ax2, traj["t"], traj["R2_oa"], traj["regime"])
+    for t, rp in zip(traj["t"], traj["R2_particles"]):
+        ax2.plot(t / t[-1], np.abs(rp), color="k", lw=0.5, ls=":")
+    ax2.set_title("OA (colour) and $n$ tokens (dotted)")
+    for i in range(k):
+        token_panel(fig.add_subplot(gs[2, i]), traj["t"][i], traj["theta"][i], traj["regime"][i])
+    return fig, ax

@@ -17,11 +17,10 @@
 # regions; |R₂(t)| and token angles of one representative per regime. Reads results files only.
 
 # %%
-import matplotlib.pyplot as plt
 import numpy as np
 
 from lsadyn.io import read_csv
-from lsadyn.plotting import COLUMN_WIDTH, r2_panel, regime_scatter, save_figure, style, token_panel
+from lsadyn.plotting import atlas_with_representatives, save_figure, style
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -33,29 +32,18 @@ except NameError:  # opened in Jupyter: read the default build
 style()
 sim = read_csv(SIM)
 traj = np.load(TRAJ)
-k = len(traj["regime"])
 
 # %%
-fig = plt.figure(figsize=(COLUMN_WIDTH, 4.6))
-gs = fig.add_gridspec(3, max(k, 1), height_ratios=[1.5, 0.8, 0.8])
-ax = fig.add_subplot(gs[0, :])
+fig, ax = atlas_with_representatives(
+    sim, traj, f"OA regimes, {len(sim)} sampled $A$ ($V = I$); shaded: $\\mathrm{{tr}}A>0$ or $\\det A\\leq0$")
 lim = np.nanmax(np.abs(sim[["x", "y"]].to_numpy())) * 1.05
 ax.axvspan(0, lim, color="0.93", zorder=0)
 ax.axhspan(-lim, 0, color="0.93", zorder=0, label="claim: clustering")
 tt = np.linspace(-lim, 0, 100)
 ax.plot(tt, tt**2 / 4, color="0.5", lw=0.6, ls="--", label=r"$\det A = (\mathrm{tr}A)^2/4$")
-handles = regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=7)
 ax.set_xlim(-lim, lim)
 ax.set_ylim(-lim, lim)
 ax.set_xlabel(r"$\mathrm{tr}\,A$")
 ax.set_ylabel(r"$\det A$")
 ax.legend(fontsize=5, loc="lower left", ncol=2)
-ax.set_title(f"OA regimes, {len(sim)} sampled $A$ ($V = I$); shaded: $\\mathrm{{tr}}A>0$ or $\\det A\\leq0$")
-ax2 = fig.add_subplot(gs[1, :])
-r2_panel(ax2, traj["t"], traj["R2_oa"], traj["regime"])
-for tt_, rp, lab in zip(traj["t"], traj["R2_particles"], traj["regime"]):
-    ax2.plot(tt_ / tt_[-1], np.abs(rp), color="k", lw=0.5, ls=":")
-ax2.set_title("OA (colour) and $n$ tokens (dotted)")
-for i in range(k):
-    token_panel(fig.add_subplot(gs[2, i]), traj["t"][i], traj["theta"][i], traj["regime"][i])
 save_figure(fig, PDF, PNG, DPI)

@@ -40,13 +40,14 @@ models = list(dict.fromkeys(table.model))
 colors = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000"]
 
 # %%
-fig, axes = plt.subplots(3, len(models), figsize=(COLUMN_WIDTH, 4.8), sharey="row", squeeze=False)
+fig, axes = plt.subplots(3, len(models), figsize=(COLUMN_WIDTH, 5.6), sharey="row", squeeze=False,
+                         gridspec_kw={"height_ratios": [1.4, 1, 1]})
 for j, model in enumerate(models):
     for k, s in enumerate(SCEN):
         a = data[s]
         row = table[(table.scenario == s) & (table.model == model)].iloc[0]
         t = a[f"{model}_t"]
-        lab = f"{s}: {REGIME_STYLE[row.regime]['label']}"
+        lab = f"{s}: {REGIME_STYLE[row.regime]['label']}".replace("_", " ")
         axes[0, j].plot(t / t[-1], a[f"{model}_r"], color=colors[k % 7], label=lab)
         axes[1, j].plot(t / t[-1], a[f"{model}_swept_angle"], color=colors[k % 7])
         edges = a[f"{model}_bin_edges"]
@@ -57,7 +58,7 @@ for j, model in enumerate(models):
     axes[0, j].set_xlabel(r"$t/t_{\max}$")
     axes[1, j].set_xlabel(r"$t/t_{\max}$")
     axes[2, j].set_xlabel(r"$\langle x_i, x_j\rangle$ at $t_{\max}$")
-    axes[0, j].legend(fontsize=4, loc="center right")
+    axes[0, j].legend(fontsize=4, loc="upper center", bbox_to_anchor=(0.5, -0.3), frameon=False)
 axes[0, 0].set_ylabel(r"$r(t)$")
 axes[1, 0].set_ylabel("axis angle swept")
 axes[2, 0].set_ylabel("density")

@@ -31,7 +31,8 @@ try:
     TABLE, PDF, PNG, DPI = sm.input.table, sm.output.pdf, sm.output.png, sm.params.dpi
     EPS, DTOL = sm.params.eps_small, sm.params.discrepancy_tol
 except NameError:  # opened in Jupyter: read the default build
-    TABLE, PDF, PNG, DPI = "results/tables/stability.csv", "paper_figures/fig_stability.pdf", "paper_figures/fig_stability.png", 200
+    TABLE, DPI = "results/tables/stability.csv", 200
+    PDF, PNG = "paper_figures/fig_stability.pdf", "paper_figures/fig_stability.png"
     EPS, DTOL = 0.05, 0.1
 
 style()

@@ -5,7 +5,11 @@ rule fig_case1:
         lib=lib_inputs("workflow/notebooks/fig_case1.py"),
     output:
         pdf="paper_figures/fig_case1.pdf",
-        png="paper_figures/fig_case1.png",
+        png=report(
+            "paper_figures/fig_case1.png",
+            caption="../report/fig_case1.rst",
+            category="d = 2 cases",
+        ),
     log:
         "logs/figures/fig_case1.log",
     conda:
@@ -23,7 +27,11 @@ rule fig_case2:
         lib=lib_inputs("workflow/notebooks/fig_case2.py"),
     output:
         pdf="paper_figures/fig_case2.pdf",
-        png="paper_figures/fig_case2.png",
+        png=report(
+            "paper_figures/fig_case2.png",
+            caption="../report/fig_case2.rst",
+            category="d = 2 cases",
+        ),
     log:
         "logs/figures/fig_case2.log",
     conda:
@@ -41,7 +49,11 @@ rule fig_case3:
         lib=lib_inputs("workflow/notebooks/fig_case3.py"),
     output:
         pdf="paper_figures/fig_case3.pdf",
-        png="paper_figures/fig_case3.png",
+        png=report(
+            "paper_figures/fig_case3.png",
+            caption="../report/fig_case3.rst",
+            category="d = 2 cases",
+        ),
     log:
         "logs/figures/fig_case3.log",
     conda:
@@ -60,7 +72,11 @@ rule fig_case4:
         lib=lib_inputs("workflow/notebooks/fig_case4.py"),
     output:
         pdf="paper_figures/fig_case4.pdf",
-        png="paper_figures/fig_case4.png",
+        png=report(
+            "paper_figures/fig_case4.png",
+            caption="../report/fig_case4.rst",
+            category="d = 2 cases",
+        ),
     log:
         "logs/figures/fig_case4.log",
     conda:
@@ -78,7 +94,11 @@ rule fig_bifurcation:
         lib=lib_inputs("workflow/notebooks/fig_bifurcation.py"),
     output:
         pdf="paper_figures/fig_bifurcation.pdf",
-        png="paper_figures/fig_bifurcation.png",
+        png=report(
+            "paper_figures/fig_bifurcation.png",
+            caption="../report/fig_bifurcation.rst",
+            category="d = 2 cases",
+        ),
     log:
         "logs/figures/fig_bifurcation.log",
     conda:
@@ -96,7 +116,11 @@ rule fig_highdim:
         lib=lib_inputs("workflow/notebooks/fig_highdim.py"),
     output:
         pdf="paper_figures/fig_highdim.pdf",
-        png="paper_figures/fig_highdim.png",
+        png=report(
+            "paper_figures/fig_highdim.png",
+            caption="../report/fig_highdim.rst",
+            category="High dimension",
+        ),
     log:
         "logs/figures/fig_highdim.log",
     conda:
@@ -114,7 +138,11 @@ rule fig_stability:
         lib=lib_inputs("workflow/notebooks/fig_stability.py"),
     output:
         pdf="paper_figures/fig_stability.pdf",
-        png="paper_figures/fig_stability.png",
+        png=report(
+            "paper_figures/fig_stability.png",
+            caption="../report/fig_stability.rst",
+            category="Beyond the OA manifold",
+        ),
     log:
         "logs/figures/fig_stability.log",
     conda:

@@ -27,7 +27,11 @@ rule claims_table:
         stability="results/tables/stability.csv",
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
-        "results/tables/claims.csv",
+        report(
+            "results/tables/claims.csv",
+            caption="../report/claims.rst",
+            category="Claims",
+        ),
     log:
         "logs/claims_table.log",
     conda:
