@@ -150,25 +150,39 @@ def claims_highdim(hd: pd.DataFrame) -> list[dict]:
     return rows
 
 
-def claims_stability(st: pd.DataFrame, eps_small: float, discrepancy_tol: float) -> list[dict]:
-    """Rows for C6: within the theorem's hypotheses, every run with ε ≤ ``eps_small`` reaches the OA
-    label and its final-state discrepancy is ≤ ``discrepancy_tol``; outside them, what happens."""
+def claims_stability(st: pd.DataFrame, eps_small: float, floor: float = 1e-6) -> list[dict]:
+    """Rows for C6, per (A, V): (a) every run with ε ≤ ``eps_small`` reaches the OA regime;
+    (b) the final-state discrepancy shrinks with ε: the least-squares slope of log D against log ε
+    over runs with D above the numerical ``floor`` is positive (or every D is at the floor, an
+    isolated attractor). Within the theorem's hypotheses the rows pass or fail; outside them
+    (``C6x``) they report what happens."""
     rows = []
     ev = "paper_figures/fig_stability.pdf; results/tables/stability.csv"
     for regime, g in st.groupby("regime", sort=False):
         near = g[g.eps <= eps_small]
-        agree = near[(near.regime_tokens == near.regime_oa) & (near.discrepancy <= discrepancy_tol)]
+        agree = near[near.regime_tokens == near.regime_oa]
         differ = g[g.regime_tokens != g.regime_oa]
         threshold = float(differ.eps.min()) if len(differ) else np.nan
         hyp = bool(g.hypothesis.iloc[0])
-        note = (f"{g.statement.iloc[0]}; {len(near)} runs with eps <= {eps_small}; labels differ from OA in "
-                f"{len(differ)} of {len(g)} runs (smallest such eps {threshold:.3g}); max discrepancy at "
-                f"eps <= {eps_small}: {near.discrepancy.max() if len(near) else np.nan:.3g}")
-        ok = bool(len(near) and len(agree) == len(near)) if hyp else "n/a"
-        cid = "C6" if hyp else "C6x"
         what = "within the hypotheses" if hyp else "outside the hypotheses"
-        rows.append(_row(cid, f"near-uniform initial data off the OA manifold reach the OA state ({regime}, {what})",
-                         "particles", len(near), len(agree), ok, ev, note))
+        note = (f"{g.statement.iloc[0]}; labels differ from OA in {len(differ)} of {len(g)} runs "
+                f"(smallest such eps {threshold:.3g})")
+        ok = bool(len(near) and len(agree) == len(near)) if hyp else "n/a"
+        rows.append(_row("C6" if hyp else "C6x", f"near-uniform data off the OA manifold (eps <= {eps_small}) reach "
+                         f"the OA regime ({regime}, {what})", "particles", len(near), len(agree), ok, ev, note))
+        above = g[g.discrepancy > floor]
+        if len(above) >= 3:
+            slope = float(np.polyfit(np.log(above.eps), np.log(above.discrepancy), 1)[0])
+            ok_b = slope > 0
+        else:
+            slope, ok_b = np.nan, True
+        ratio = float((near.discrepancy / near.eps).max()) if len(near) else np.nan
+        rows.append(_row("C6b" if hyp else "C6x", f"final-state discrepancy |R2_tokens - R2_OA| shrinks with eps "
+                         f"({regime}, {what})", "particles", len(g), len(g) if ok_b else 0,
+                         bool(ok_b) if hyp else "n/a", ev,
+                         f"log-log slope {slope:.3g} over {len(above)} runs above {floor:g}; max D/eps at "
+                         f"eps <= {eps_small}: {ratio:.3g}; a continuum of equilibria (V = I) lets the limit point "
+                         f"move by O(eps), an isolated attractor does not"))
     return rows
 
 

@@ -49,7 +49,7 @@ def perturbed_angles(family: str, strength: float, n: int, seed: int) -> np.ndar
     if family == "clumps":
         m = int(strength)
         base = rng.uniform(0, 2 * np.pi) + 2 * np.pi * np.arange(m) / m
-        return np.repeat(base, int(np.ceil(n / m)))[:n] + 1e-6 * rng.standard_normal(n)
+        return base[np.arange(n) % m] + 1e-6 * rng.standard_normal(n)  # clump sizes differ by at most 1
     if family == "random":
         return rng.uniform(0, 2 * np.pi, int(strength))
     raise ValueError(f"family: unknown family {family!r}; choose one of {FAMILIES}")

@@ -150,6 +150,5 @@ rule fig_stability:
     params:
         dpi=config["figures"]["dpi"],
         eps_small=config["stability"]["eps_small"],
-        discrepancy_tol=config["stability"]["discrepancy_tol"],
     script:
         "../notebooks/fig_stability.py"

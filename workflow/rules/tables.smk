@@ -40,6 +40,5 @@ rule claims_table:
         max_undetermined=config["claims"]["max_undetermined"],
         n_tokens=config["agreement"]["n_tokens"],
         eps_small=config["stability"]["eps_small"],
-        discrepancy_tol=config["stability"]["discrepancy_tol"],
     script:
         "../scripts/claims_table.py"

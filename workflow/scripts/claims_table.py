@@ -12,7 +12,7 @@ log = setup_log(sm.log[0])
 sims = {Path(p).stem: read_csv(p) for p in sm.input.sims}
 rows = claims_2d(sims, read_csv(sm.input.bifurcation), dict(np.load(sm.input.orbits)), sm.params.n_tokens,
                  sm.params.max_undetermined)
-rows += claims_stability(read_csv(sm.input.stability), sm.params.eps_small, sm.params.discrepancy_tol)
+rows += claims_stability(read_csv(sm.input.stability), sm.params.eps_small)
 rows += claims_highdim(read_csv(sm.input.highdim))
 table = claims_table(rows)
 log.info("claims: %d rows, %d passing", len(table), int((table["pass"] == True).sum()))  # noqa: E712
