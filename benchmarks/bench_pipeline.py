@@ -52,6 +52,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--paper", action="store_true", help="also time the paper-fidelity build (minutes)")
     ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--keep", type=Path, help="copy the paper build's results/ and paper_figures/ here")
     args = ap.parse_args(argv)
     smk = [sys.executable, "-m", "snakemake"]
     result = {"machine": platform.platform(), "cpus": os.cpu_count(), "cores": args.cores}
@@ -65,6 +66,9 @@ def main(argv=None):
             paper = fresh_copy(Path(tmp) / "paper")
             result["paper_build_seconds"] = timed(smk + ["--cores", str(args.cores)], paper)
             result["paper_job_seconds"] = job_seconds(paper)
+            if args.keep:
+                for sub in ("results", "paper_figures"):
+                    shutil.copytree(paper / sub, args.keep / sub, dirs_exist_ok=True)
     print(f"{'measurement':<34}{'seconds':>10}")
     for key in ("dag_seconds", "quick_build_seconds", "paper_build_seconds"):
         if key in result:
