@@ -13,11 +13,11 @@ import numpy as np  # noqa: E402
 
 COLUMN_WIDTH = 3.4  # inches
 REGIME_STYLE = {
-    "cluster_converge": dict(color="#0072B2", marker="o", label="clusters converge"),
-    "cluster_rotate": dict(color="#E69F00", marker="s", label="clusters rotate"),
-    "oscillate": dict(color="#009E73", marker="^", label="oscillate"),
-    "interior_converge": dict(color="#D55E00", marker="D", label="interior (no clusters)"),
-    "undetermined": dict(color="#999999", marker="x", label="undetermined"),
+    "cluster_converge": dict(color="#0072B2", marker="o", label="clusters converge", short="converge"),
+    "cluster_rotate": dict(color="#E69F00", marker="s", label="clusters rotate", short="rotate"),
+    "oscillate": dict(color="#009E73", marker="^", label="oscillate", short="oscillate"),
+    "interior_converge": dict(color="#D55E00", marker="D", label="interior (no clusters)", short="interior"),
+    "undetermined": dict(color="#999999", marker="x", label="undetermined", short="undetermined"),
 }
 RC = {
     "font.size": 7, "axes.titlesize": 7, "axes.labelsize": 7, "legend.fontsize": 6, "xtick.labelsize": 6,
@@ -61,7 +61,7 @@ def token_panel(ax, t, theta, regime, max_tokens=64):
                rasterized=True, linewidths=0)
     ax.set_ylim(0, 2 * np.pi)
     ax.set_yticks([0, np.pi, 2 * np.pi], ["0", r"$\pi$", r"$2\pi$"])
-    ax.set_title(st["label"])
+    ax.set_title(st["short"])
     ax.set_xlabel("$t$")
 
 
