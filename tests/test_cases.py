@@ -1,6 +1,5 @@
 """The d = 2 case studies: OA classification of small fixed samples against the closed forms."""
 
-import numpy as np
 import pytest
 
 from lsadyn import predict_regime_batch
