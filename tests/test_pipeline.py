@@ -216,3 +216,30 @@ def test_killed_run_completes_and_clean_builds_are_byte_identical(built, tmp_pat
     assert planned_jobs(repo) == []
     for t in TABLES:
         assert (repo / "results/tables" / t).read_bytes() == (built / "results/tables" / t).read_bytes(), t
+
+
+SLURM_FLAGS = ["--workflow-profile", "workflow/profiles/slurm", "--slurm-status-command", "squeue",
+               "--slurm-no-account", "--slurm-init-seconds-before-status-checks", "1"]
+
+
+@pytest.mark.slow
+def test_slurm_build_matches_local_build(built, tmp_path):
+    """A real single-node SLURM cluster (tests/slurm/start_cluster.sh; .ci/run installs it) runs
+    the quick config through the executor plugin; its tables equal the local build's byte for byte."""
+    if not shutil.which("slurmctld"):
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the SLURM test: slurm-wlm is not installed")
+        pytest.skip("slurm-wlm not installed (run tests/slurm/start_cluster.sh --install)")
+    up = subprocess.run(["bash", str(ROOT / "tests/slurm/start_cluster.sh")], capture_output=True, text=True)
+    assert up.returncode == 0, up.stderr
+    def n_slurm_jobs():
+        out = subprocess.run(["squeue", "--states=all", "--noheader", "--format=%i"], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return len(out.stdout.split())
+
+    before = n_slurm_jobs()
+    repo = copy_repo(tmp_path / "repo")
+    smk(repo, *SLURM_FLAGS, "--configfile", QUICK, timeout=1800)
+    assert n_slurm_jobs() - before >= 30  # every rule but `all` ran as a SLURM job
+    for t in TABLES:
+        assert (repo / "results/tables" / t).read_bytes() == (built / "results/tables" / t).read_bytes(), t
