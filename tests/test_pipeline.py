@@ -243,3 +243,59 @@ def test_slurm_build_matches_local_build(built, tmp_path):
     assert n_slurm_jobs() - before >= 30  # every rule but `all` ran as a SLURM job
     for t in TABLES:
         assert (repo / "results/tables" / t).read_bytes() == (built / "results/tables" / t).read_bytes(), t
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+@pytest.mark.slow
+def test_report_renders_every_figure_in_a_real_browser(built, tmp_path):
+    """`snakemake --report` makes one self-contained HTML file; headless Chromium opens it, every
+    figure of every category displays (a decoded, non-blank PNG) and nothing fails to load."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        sync_playwright = None
+    if sync_playwright is None or not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the report test: Chromium or playwright missing")
+        pytest.skip("needs Debian's chromium and the playwright package")
+    import numpy as np
+    from matplotlib.image import imread
+
+    report = tmp_path / "report.html"
+    smk(built, "--configfile", QUICK, "--report", str(report))
+    figures = {
+        "d = 2 cases": ["fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4"],
+        "Beyond the OA manifold": ["fig_stability"],
+        "High dimension": ["fig_highdim"],
+    }
+    problems = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("requestfailed", lambda r: problems.append(f"failed to load {r.url[:100]}"))
+        page.goto(report.as_uri())
+        page.wait_for_timeout(1000)
+        assert "Claims" in page.inner_text("body")
+        for category, figs in figures.items():
+            page.get_by_text(category, exact=True).first.click()
+            page.wait_for_timeout(500)
+            for fig in figs:
+                page.locator("tr", has_text=f"{fig}.png").first.locator("a[iconname=eye]").click()
+                page.wait_for_timeout(800)
+                sizes = page.eval_on_selector_all(
+                    "img", "els => els.filter(e => e.src.startsWith('data:image/png'))"
+                           ".map(e => [e.naturalWidth, e.naturalHeight])")
+                assert sizes and min(sizes[-1]) > 100, (fig, sizes)
+                shot = tmp_path / f"{fig}.png"
+                page.screenshot(path=str(shot))
+                pixels = imread(shot)[:, 400:, :3]  # right of the navigation panel
+                assert np.std(pixels) > 0.05, f"{fig}: the displayed page is blank"
+            page.goto(report.as_uri())
+            page.wait_for_timeout(500)
+        browser.close()
+    assert not problems, problems
