@@ -104,13 +104,14 @@ def test_lint_and_format():
     assert f.returncode == 0, f.stderr
 
 
-def test_every_rule_has_a_log_and_heavy_rules_a_benchmark():
+def test_every_rule_has_a_log_resources_and_heavy_rules_a_benchmark():
     text = "\n".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk"))
     rules = re.split(r"\nrule ", "\n" + text)[1:]
     assert rules
     for body in rules:
         name = body.split(":")[0]
         assert "\n    log:" in body, name
+        assert "\n    threads:" in body and "mem_mb=" in body and "runtime=" in body, name  # for cluster executors
         if name.startswith("simulate"):
             assert "\n    benchmark:" in body, name
 

@@ -14,6 +14,10 @@ rule fig_case1:
         "logs/figures/fig_case1.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         dpi=config["figures"]["dpi"],
     script:
@@ -36,6 +40,10 @@ rule fig_case2:
         "logs/figures/fig_case2.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         dpi=config["figures"]["dpi"],
     script:
@@ -58,6 +66,10 @@ rule fig_case3:
         "logs/figures/fig_case3.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         dpi=config["figures"]["dpi"],
     script:
@@ -81,6 +93,10 @@ rule fig_case4:
         "logs/figures/fig_case4.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         dpi=config["figures"]["dpi"],
     script:
@@ -103,6 +119,10 @@ rule fig_bifurcation:
         "logs/figures/fig_bifurcation.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         dpi=config["figures"]["dpi"],
     script:
@@ -125,6 +145,10 @@ rule fig_highdim:
         "logs/figures/fig_highdim.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         dpi=config["figures"]["dpi"],
         scenarios=HIGHDIM,
@@ -147,6 +171,10 @@ rule fig_stability:
         "logs/figures/fig_stability.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         dpi=config["figures"]["dpi"],
         eps_small=config["stability"]["eps_small"],

@@ -34,5 +34,9 @@ rule highdim_table:
         "logs/highdim_table.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     script:
         "../scripts/highdim_table.py"

@@ -8,6 +8,10 @@ rule params:
         "logs/params/{case}.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         case_config=lambda w: config[w.case],
         seed=config["seed"],

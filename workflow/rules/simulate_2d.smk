@@ -35,6 +35,10 @@ rule trajectories_2d:
         "logs/trajectories_2d/{case}.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         trajectories=config["trajectories"],
         seed=lambda w: config["seed"] + 200 + SEED_OFFSET[w.case],
@@ -52,6 +56,10 @@ rule case4_orbits:
         "logs/case4_orbits.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         case4=config["case4"],
     script:
@@ -69,6 +77,10 @@ rule bifurcation_fit:
         "logs/bifurcation_fit.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         s=config["bifurcation"]["s"],
         beta=config["beta"],

@@ -34,5 +34,9 @@ rule stability_table:
         "logs/stability_table.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     script:
         "../scripts/stability_table.py"

@@ -11,6 +11,10 @@ rule regimes_table:
         "logs/regimes_table.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         n_tokens=config["agreement"]["n_tokens"],
     script:
@@ -36,6 +40,10 @@ rule claims_table:
         "logs/claims_table.log",
     conda:
         "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         max_undetermined=config["claims"]["max_undetermined"],
         n_tokens=config["agreement"]["n_tokens"],
