@@ -187,25 +187,33 @@ def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_s
                        A, V, beta, horizon, n_samples, retry)
 
 
-def _particles_batch(A, V, beta, n, seed, horizon, n_samples, tol, rtol, atol, chunk):
+def _chunked_regimes(A, V, beta, horizon, n_samples, tol, chunk, method, integrate_chunk):
+    """Shared loop of the batched token runs: per chunk of parameter points, ``integrate_chunk(coeffs, s)``
+    returns R₂ samples of shape (m, Nc) in the rescaled time s = t/τ; each column is classified."""
     A, V, beta, tau = _batch_inputs(A, V, beta)
     s = _times(np.eye(2), np.eye(2), 1.0, horizon, n_samples)
-    z0 = np.exp(2j * uniform_angles(n, seed))
     out = []
     for lo in range(0, A.shape[0], chunk):
         sl = slice(lo, lo + chunk)
-        Nc = A[sl].shape[0]
-        coeffs = kuramoto_coefficients(A[sl], V[sl], beta[sl] * tau[sl])
-        y0 = np.concatenate([np.tile(z0.real, Nc), np.tile(z0.imag, Nc)])
+        R2 = integrate_chunk(kuramoto_coefficients(A[sl], V[sl], beta[sl] * tau[sl]), s)
+        for i in range(R2.shape[1]):
+            out.append(_rescale(classify_r2_trajectory(s, R2[:, i], tol, method=method), tau[lo + i]))
+    return out
+
+
+def _particles_batch(A, V, beta, n, seed, horizon, n_samples, tol, rtol, atol, chunk):
+    z0 = np.exp(2j * uniform_angles(n, seed))
+
+    def run(coeffs, s):
+        Nc = coeffs.shape[0]
         half = Nc * n
-        traj = integrate_observed(
+        y0 = np.concatenate([np.tile(z0.real, Nc), np.tile(z0.imag, Nc)])
+        return integrate_observed(
             phase_point_field, y0, s, coeffs, rtol=rtol, atol=atol,
             observer=lambda y: y[:half].reshape(Nc, n).mean(axis=1) + 1j * y[half:].reshape(Nc, n).mean(axis=1),
-        )
-        for i in range(Nc):
-            r = _rescale(classify_r2_trajectory(s, traj.y[:, i], tol, method="particles"), tau[lo + i])
-            out.append(r)
-    return out
+        ).y
+
+    return _chunked_regimes(A, V, beta, horizon, n_samples, tol, chunk, "particles", run)
 
 
 def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=4000, tol=None,
@@ -219,23 +227,18 @@ def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=
 
 
 def _ws_batch(A, V, beta, n, seed, horizon, n_samples, tol, rtol, atol, chunk):
-    A, V, beta, tau = _batch_inputs(A, V, beta)
-    s = _times(np.eye(2), np.eye(2), 1.0, horizon, n_samples)
     theta0 = uniform_angles(n, seed)
-    out = []
-    for lo in range(0, A.shape[0], chunk):
-        sl = slice(lo, lo + chunk)
-        Nc = A[sl].shape[0]
-        coeffs = kuramoto_coefficients(A[sl], V[sl], beta[sl] * tau[sl])
+
+    def run(coeffs, s):
+        Nc = coeffs.shape[0]
         _, const = ws_from_angles(theta0, coeffs, k_max=1)
         const = replace(const, w=np.broadcast_to(const.w, (Nc, n)))
-        traj = integrate_observed(
+        return integrate_observed(
             ws_field_batch, np.zeros(3 * Nc), s, const, rtol=rtol, atol=atol,
             observer=lambda y: ws_order_parameter_exact(y.reshape(3, Nc).T, const.w),
-        )
-        for i in range(Nc):
-            out.append(_rescale(classify_r2_trajectory(s, traj.y[:, i], tol, method="ws"), tau[lo + i]))
-    return out
+        ).y
+
+    return _chunked_regimes(A, V, beta, horizon, n_samples, tol, chunk, "ws", run)
 
 
 def ws_regime(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=8000, tol=None):
