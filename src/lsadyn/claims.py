@@ -33,6 +33,14 @@ def finite_n_label(label: str, amplitude: float, abs_R2: float, n_tokens: int, t
     return label
 
 
+def _tally(labels, predictions, max_undetermined):
+    """(n agreeing, n undetermined, n contradicting, pass) of labels against per-row predictions."""
+    agree = sum(matches(lab, p) for lab, p in zip(labels, predictions))
+    und = sum(lab == "undetermined" for lab in labels)
+    wrong = len(labels) - agree - und
+    return agree, und, wrong, bool(len(labels) > 0 and wrong == 0 and und <= max_undetermined * len(labels))
+
+
 def _prediction_rows(cid, statement, g, prediction, evidence, max_undetermined, methods=METHODS, n_tokens=None):
     rows = []
     for m in methods:
@@ -44,14 +52,9 @@ def _prediction_rows(cid, statement, g, prediction, evidence, max_undetermined, 
             n_fluct = int((labels != g[f"regime_{m}"]).sum())
             extra = (f"; n = {n_tokens} tokens from uniform random angles (off the OA manifold); {n_fluct} runs "
                      f"oscillate with amplitude <= 3/sqrt(n), read as finite-n fluctuations about a fixed state")
-        agree = np.array([matches(lab, prediction) for lab in labels])
-        und = (labels == "undetermined").to_numpy()
-        n = len(g)
-        wrong = n - agree.sum() - und.sum()
-        ok = bool(n > 0 and wrong == 0 and und.sum() <= max_undetermined * n)
-        counts = labels.value_counts().to_dict()
-        note = f"observed {counts}; {int(und.sum())} undetermined, {int(wrong)} contradicting" + extra
-        rows.append(_row(cid, statement, m, n, agree.sum(), ok, evidence, note))
+        agree, und, wrong, ok = _tally(labels, [prediction] * len(labels), max_undetermined)
+        note = f"observed {labels.value_counts().to_dict()}; {und} undetermined, {wrong} contradicting" + extra
+        rows.append(_row(cid, statement, m, len(g), agree, ok, evidence, note))
     return rows
 
 
@@ -93,20 +96,16 @@ def claims_2d(sims: dict, bif: pd.DataFrame, orbits: dict, n_tokens: int, max_un
                      f"max relative error {rel.max() if len(rot) else np.nan:.2e}"))
     c4 = sims["case4"]
     ev4 = "paper_figures/fig_case4.pdf; results/sim/case4.csv"
-    worded = c4.copy()
     rows += _prediction_rows("C4a", "A = I, V = [[v11, v12], [-v12, -v11]]: oscillation iff v11 < v12 (as worded)",
-                             worded[worded.prediction == "oscillate"], "oscillate", ev4, max_undetermined, ("oa",))
-    conv = worded[worded.prediction != "oscillate"]
+                             c4[c4.prediction == "oscillate"], "oscillate", ev4, max_undetermined, ("oa",))
+    conv = c4[c4.prediction != "oscillate"]
     rows += _prediction_rows("C4a", "same family: convergence when v11 >= v12 (as worded)", conv,
                              "cluster_converge|interior_converge", ev4, max_undetermined, ("oa",))
     cor = c4[c4.prediction_corrected != ""]
-    agree = [matches(r, p) for r, p in zip(cor.regime_oa, cor.prediction_corrected)]
-    und = int((cor.regime_oa == "undetermined").sum())
-    wrong = len(cor) - sum(agree) - und
+    agree, und, wrong, ok = _tally(list(cor.regime_oa), list(cor.prediction_corrected), max_undetermined)
     counter = c4[(c4.x < c4.y) & (c4.x.abs() > c4.y.abs())]
     rows.append(_row("C4b", "corrected: oscillation iff |v11| < |v12| (interior centre of the conserved H), "
-                     "convergence to clusters iff |v11| > |v12|", "oa", len(cor), sum(agree),
-                     bool(wrong == 0 and und <= max_undetermined * len(cor)), ev4,
+                     "convergence to clusters iff |v11| > |v12|", "oa", len(cor), agree, ok, ev4,
                      f"{und} undetermined, {wrong} contradicting; as-worded counterexamples (v11 < -|v12|): "
                      f"{len(counter)} grid points, observed {counter.regime_oa.value_counts().to_dict()}"))
     drift = float(np.max(orbits["H_rel_drift"]))

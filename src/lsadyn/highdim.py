@@ -18,6 +18,7 @@ with half the RK4 step to check step-size convergence.
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import numpy as np
@@ -65,11 +66,12 @@ def run_highdim(A, V, beta, model, n, seed, horizon, dt, n_samples, n_snapshots=
     snap_idx = np.linspace(0, n_samples - 1, n_snapshots).astype(int)
     edges = np.linspace(-1, 1, bins + 1)
     snaps = {}
+    snap_set = set(snap_idx.tolist())
+    calls = itertools.count()
 
-    def observe(X, _count=[0]):  # noqa: B006 (a call counter local to this run)
-        i = _count[0]
-        _count[0] += 1
-        if i in set(snap_idx):
+    def observe(X):
+        i = next(calls)
+        if i in snap_set:
             snaps[i] = (inner_product_histogram(X, edges), mean_token_norm(X))
         return axis_observer(X)
 

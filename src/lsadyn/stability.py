@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .api import time_scale
+from .api import integrate_oa, time_scale
 from .bl import bl_distance_to_uniform
-from .integrate import integrate_flat, integrate_observed
-from .kuramoto import kuramoto_coefficients, oa_field, phase_point_field
+from .integrate import integrate_observed
+from .kuramoto import kuramoto_coefficients, phase_point_field
 from .regimes import RegimeTolerances, classify_r2_trajectory
 
 FAMILIES = ("harmonics", "von_mises", "clumps", "random")
@@ -66,8 +66,7 @@ def run_stability(A, V, beta, populations, horizon, n_samples, tol=None, rtol=1e
     for theta in populations:
         z0 = np.exp(2j * theta)
         R0 = z0.mean()
-        R_oa = integrate_flat(oa_field, np.array([R0.real, R0.imag]), s, coeffs, rtol=1e-10, atol=1e-12).y
-        R_oa = R_oa[:, 0] + 1j * R_oa[:, 1]
+        R_oa = integrate_oa(A, V, beta * tau, R0, s)[:, 0]  # in s = t/τ: the field scaled by τ
         n = theta.size
         tr = integrate_observed(phase_point_field, np.concatenate([z0.real, z0.imag]), s, coeffs, rtol=rtol,
                                 atol=atol, observer=lambda y, n=n: y[:n].mean() + 1j * y[n:].mean())

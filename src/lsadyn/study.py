@@ -10,7 +10,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .api import integrate_oa, oa_start_points, particles_regime_batch, predict_regime_batch, ws_regime_batch
+from .api import (
+    integrate_oa,
+    oa_start_points,
+    particles_regime_batch,
+    predict_regime_batch,
+    time_scale,
+    ws_regime_batch,
+)
 from .cases import (
     bifurcation_bracket,
     family_saddle_node,
@@ -98,7 +105,8 @@ def disagreement_reason(row, n_tokens: int) -> str:
                 f"reaches {token_start}, as the tokens do")
     if "undetermined" in labels:
         why = "; ".join(sorted({getattr(row, f"note_{m}") for m in ("oa", "ws", "particles")} - {""}))
-        return f"undetermined within 10x the horizon ({why}): slow dynamics at a regime boundary or degenerate point"
+        return (f"undetermined even after the longer-horizon retry ({why}): slow dynamics at a regime boundary "
+                "or degenerate point")
     amp = np.nanmax([row.amplitude_ws, row.amplitude_particles])
     if row.regime_oa.endswith("converge") and "oscillate" in labels and amp <= 3 / np.sqrt(n_tokens):
         if row.regime_oa == "cluster_converge":
@@ -149,8 +157,6 @@ def representative_trajectories(sim: pd.DataFrame, cfg: dict, seed: int) -> dict
 
     ``cfg``: {n_tokens, horizon (in units of τ), n_samples}. Returns arrays for ``np.savez``.
     """
-    from .api import time_scale
-
     picks = sim.drop_duplicates("regime_oa").sort_values("regime_oa")
     A, V, beta = matrices(picks)
     theta0 = uniform_angles(cfg["n_tokens"], seed)

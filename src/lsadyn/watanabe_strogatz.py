@@ -68,8 +68,7 @@ def ws_order_parameter(y, const: WSConstants) -> complex:
         q = -np.conj(alpha) * e
         powers = q ** np.arange(K)
         return alpha + (1 - rho * rho) * e * np.dot(powers, const.moments[:K])
-    u = e * const.w
-    return np.mean((alpha + u) / (1 + np.conj(alpha) * u))
+    return ws_order_parameter_exact(y, const.w)
 
 
 def _ws_rhs(alpha, R2, coeffs):

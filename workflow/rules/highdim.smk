@@ -27,7 +27,7 @@ rule highdim_table:
     """All high-dimensional runs in one table."""
     input:
         tables=expand("results/highdim/{scenario}.csv", scenario=HIGHDIM),
-        lib=lib_inputs("workflow/scripts/highdim_table.py"),
+        lib=lib_inputs("workflow/scripts/concat_tables.py"),
     output:
         "results/tables/highdim.csv",
     log:
@@ -39,4 +39,4 @@ rule highdim_table:
         mem_mb=1000,
         runtime=10,
     script:
-        "../scripts/highdim_table.py"
+        "../scripts/concat_tables.py"

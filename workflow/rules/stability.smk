@@ -27,7 +27,7 @@ rule stability_table:
     """All structural-stability runs in one table."""
     input:
         tables=expand("results/stability/{regime}.csv", regime=STABILITY),
-        lib=lib_inputs("workflow/scripts/stability_table.py"),
+        lib=lib_inputs("workflow/scripts/concat_tables.py"),
     output:
         "results/tables/stability.csv",
     log:
@@ -39,4 +39,4 @@ rule stability_table:
         mem_mb=1000,
         runtime=10,
     script:
-        "../scripts/stability_table.py"
+        "../scripts/concat_tables.py"

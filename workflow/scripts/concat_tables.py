@@ -1,4 +1,4 @@
-"""Glue: merge the per-scenario stability tables."""
+"""Glue: concatenate per-job tables (one per scenario or regime) into one results table."""
 
 import pandas as pd
 
