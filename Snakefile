@@ -4,7 +4,7 @@ import sys
 
 from snakemake.utils import min_version, validate
 
-from lsadyn.config import check_config
+from lsadyn.paper.config import check_config
 
 min_version("9.0")
 

@@ -3,7 +3,7 @@
 import pytest
 
 from lsadyn import predict_regime_batch
-from lsadyn.cases import (
+from lsadyn.paper.cases import (
     bifurcation_bracket,
     family_saddle_node,
     grid_case3,

@@ -3,7 +3,7 @@
 import numpy as np
 
 from lsadyn import order_parameter_r, uniform_sphere
-from lsadyn.highdim import embed_scenario, r_noise_floor, run_highdim, step_size_check
+from lsadyn.paper.highdim import embed_scenario, r_noise_floor, run_highdim, step_size_check
 from lsadyn.metrics import mean_token_norm, order_parameter_r2
 
 

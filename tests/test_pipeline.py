@@ -166,12 +166,12 @@ def test_partial_rerun_after_editing_a_figure_notebook(built):
 @pytest.mark.parametrize(
     "module,expected",
     [
-        ("plotting.py", ["all", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
+        ("paper/plotting.py", ["all", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
                          "fig_highdim", "fig_stability"]),
         ("bl.py", sorted(["all", "claims_table", "fig_stability", "stability_table"]
                          + [f"stability_run[{r}]" for r in ("hamiltonian", "lambda_max_pos", "rotating", "sym_pos_def")])),
-        ("claims.py", ["all", "claims_table"]),
-        ("config.py", []),  # used by the Snakefile only, by no job
+        ("paper/claims.py", ["all", "claims_table"]),
+        ("paper/config.py", []),  # used by the Snakefile only, by no job
     ],
 )
 def test_partial_rerun_after_editing_a_module(built, module, expected):

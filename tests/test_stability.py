@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lsadyn.bl import bl_distance_to_uniform
-from lsadyn.stability import FAMILIES, perturbed_angles, run_stability
+from lsadyn.paper.stability import FAMILIES, perturbed_angles, run_stability
 
 
 @pytest.mark.parametrize("family,small,large", [("harmonics", 0.01, 0.5), ("von_mises", 0.01, 0.9),

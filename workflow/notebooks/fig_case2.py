@@ -19,8 +19,8 @@
 # %%
 import numpy as np
 
-from lsadyn.io import read_csv
-from lsadyn.plotting import atlas_with_representatives, save_figure, style
+from lsadyn.paper.io import read_csv
+from lsadyn.paper.plotting import atlas_with_representatives, save_figure, style
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)

@@ -22,8 +22,8 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsadyn.io import read_csv
-from lsadyn.plotting import COLUMN_WIDTH, REGIME_STYLE, regime_scatter, save_figure, style, token_panel
+from lsadyn.paper.io import read_csv
+from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, regime_scatter, save_figure, style, token_panel
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)

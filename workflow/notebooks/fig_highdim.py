@@ -20,8 +20,8 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsadyn.io import read_csv
-from lsadyn.plotting import COLUMN_WIDTH, REGIME_STYLE, save_figure, style
+from lsadyn.paper.io import read_csv
+from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, save_figure, style
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)

@@ -23,8 +23,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
-from lsadyn.io import read_csv
-from lsadyn.plotting import COLUMN_WIDTH, save_figure, style
+from lsadyn.paper.io import read_csv
+from lsadyn.paper.plotting import COLUMN_WIDTH, save_figure, style
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)

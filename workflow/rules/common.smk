@@ -24,24 +24,44 @@ wildcard_constraints:
     regime="|".join(STABILITY),
 
 
+def _module_file(name):
+    """Source file of the lsadyn module `name` (dotted, below lsadyn), or None."""
+    base = LIB.joinpath(*name.split(".")) if name else LIB
+    for cand in (base.with_suffix(".py"), base / "__init__.py"):
+        if cand.is_file():
+            return cand
+    return None
+
+
 def _imported_modules(path):
-    """lsadyn modules imported by a file: `from lsadyn.x import`, `import lsadyn.x`, `from .x import`."""
-    tree = ast.parse(Path(path).read_text())
+    """lsadyn modules (dotted names below lsadyn) that a file imports: `from lsadyn.x import`,
+    `import lsadyn.x`, `from lsadyn import x`, and relative imports inside src/lsadyn.
+    """
+    path = Path(path)
+    tree = ast.parse(path.read_text())
+    if path.is_relative_to(LIB):
+        package = list(path.relative_to(LIB).parent.parts)
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             mod = node.module or ""
-            if node.level and str(path).startswith(str(LIB)):
-                found.add(mod.split(".")[0])
-            elif mod.startswith("lsadyn."):
-                found.add(mod.split(".")[1])
-            elif mod == "lsadyn":
-                found.update(alias.name for alias in node.names)
+            if node.level and path.is_relative_to(LIB):
+                parent = package[: len(package) - (node.level - 1)]
+                base = ".".join(parent + ([mod] if mod else []))
+            elif mod == "lsadyn" or mod.startswith("lsadyn."):
+                base = mod[len("lsadyn.") :] if mod != "lsadyn" else ""
+            else:
+                continue
+            if base:
+                found.add(base)
+            found.update(f"{base}.{a.name}".lstrip(".") for a in node.names)
         elif isinstance(node, ast.Import):
             found.update(
-                a.name.split(".")[1] for a in node.names if a.name.startswith("lsadyn.")
+                a.name[len("lsadyn.") :]
+                for a in node.names
+                if a.name.startswith("lsadyn.")
             )
-    return {m for m in found if (LIB / f"{m}.py").exists()}
+    return {m for m in found if _module_file(m) is not None}
 
 
 def lib_inputs(script):
@@ -52,5 +72,8 @@ def lib_inputs(script):
         m = todo.pop()
         if m not in seen:
             seen.add(m)
-            todo.extend(_imported_modules(LIB / f"{m}.py"))
-    return sorted(str(LIB / f"{m}.py") for m in seen) + [str(LIB / "__init__.py")]
+            todo.extend(_imported_modules(_module_file(m)))
+            parts = m.split(".")
+            todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))
+    files = {str(_module_file(m)) for m in seen} | {str(LIB / "__init__.py")}
+    return sorted(files)

@@ -1,7 +1,7 @@
 """Glue: threshold bracket and square-root law of the saddle-node sweep."""
 
-from lsadyn.io import read_csv, setup_log, write_csv
-from lsadyn.study import bifurcation_summary
+from lsadyn.paper.io import read_csv, setup_log, write_csv
+from lsadyn.paper.study import bifurcation_summary
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from lsadyn.io import setup_log, write_npz
-from lsadyn.study import case4_orbits
+from lsadyn.paper.io import setup_log, write_npz
+from lsadyn.paper.study import case4_orbits
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lsadyn.claims import claims_2d, claims_highdim, claims_stability, claims_table
-from lsadyn.io import read_csv, setup_log, write_csv
+from lsadyn.paper.claims import claims_2d, claims_highdim, claims_stability, claims_table
+from lsadyn.paper.io import read_csv, setup_log, write_csv
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])

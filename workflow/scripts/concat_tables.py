@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from lsadyn.io import read_csv, setup_log, write_csv
+from lsadyn.paper.io import read_csv, setup_log, write_csv
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])

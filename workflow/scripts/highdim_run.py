@@ -3,8 +3,8 @@
 import numpy as np
 import pandas as pd
 
-from lsadyn.highdim import embed_scenario, run_highdim, step_size_check
-from lsadyn.io import setup_log, write_csv, write_npz
+from lsadyn.paper.highdim import embed_scenario, run_highdim, step_size_check
+from lsadyn.paper.io import setup_log, write_csv, write_npz
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])

@@ -1,7 +1,7 @@
 """Glue: parameter points of one d = 2 experiment → results/params/{case}.csv."""
 
-from lsadyn.io import setup_log, write_csv
-from lsadyn.study import build_case
+from lsadyn.paper.io import setup_log, write_csv
+from lsadyn.paper.study import build_case
 
 log = setup_log(snakemake.log[0])  # noqa: F821 (injected by Snakemake)
 sm = snakemake  # noqa: F821

@@ -2,8 +2,8 @@
 
 import pandas as pd
 
-from lsadyn.io import read_csv, setup_log, write_csv
-from lsadyn.study import agreement_table
+from lsadyn.paper.io import read_csv, setup_log, write_csv
+from lsadyn.paper.study import agreement_table
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])

@@ -1,7 +1,7 @@
 """Glue: classify every parameter point of one experiment by OA, WS and particles."""
 
-from lsadyn.io import read_csv, setup_log, write_csv
-from lsadyn.study import classify_points
+from lsadyn.paper.io import read_csv, setup_log, write_csv
+from lsadyn.paper.study import classify_points
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])

@@ -2,8 +2,8 @@
 
 import pandas as pd
 
-from lsadyn.io import setup_log, write_csv
-from lsadyn.stability import stability_sweep
+from lsadyn.paper.io import setup_log, write_csv
+from lsadyn.paper.stability import stability_sweep
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])

@@ -1,7 +1,7 @@
 """Glue: representative OA and token trajectories, one per regime found in an experiment."""
 
-from lsadyn.io import read_csv, setup_log, write_npz
-from lsadyn.study import representative_trajectories
+from lsadyn.paper.io import read_csv, setup_log, write_npz
+from lsadyn.paper.study import representative_trajectories
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])

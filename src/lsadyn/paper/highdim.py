@@ -23,11 +23,11 @@ import time
 
 import numpy as np
 
-from .api import time_scale
-from .dynamics import attention, field_for
-from .integrate import integrate_sphere, uniform_sphere
-from .metrics import axis_observer, mean_token_norm, pseudo_r2
-from .regimes import RegimeTolerances, classify_r2_trajectory
+from ..api import time_scale
+from ..dynamics import attention, field_for
+from ..integrate import integrate_sphere, uniform_sphere
+from ..metrics import axis_observer, mean_token_norm, pseudo_r2
+from ..regimes import RegimeTolerances, classify_r2_trajectory
 
 
 def embed_scenario(A2, V2, d: int, rest_A: float, rest_V: float, noise: float = 0.0, seed: int = 0):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .api import (
+from ..api import (
     integrate_oa,
     oa_start_points,
     particles_regime_batch,
@@ -29,10 +29,10 @@ from .cases import (
     sample_case1,
     sample_case2,
 )
-from .integrate import integrate_flat, uniform_angles
-from .kuramoto import angle_field, case4_hamiltonian, kuramoto_coefficients
-from .metrics import order_parameter_r2
-from .regimes import RegimeTolerances
+from ..integrate import integrate_flat, uniform_angles
+from ..kuramoto import angle_field, case4_hamiltonian, kuramoto_coefficients
+from ..metrics import order_parameter_r2
+from ..regimes import RegimeTolerances
 
 #: Seed offsets: the seed of case k is ``config['seed'] + SEED_OFFSET[k]``.
 SEED_OFFSET = {"case1": 1, "case2": 2, "case3": 3, "case4": 4, "bifurcation": 5}

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .api import integrate_oa, time_scale
-from .bl import bl_distance_to_uniform
-from .integrate import integrate_observed
-from .kuramoto import kuramoto_coefficients, phase_point_field
-from .regimes import RegimeTolerances, classify_r2_trajectory
+from ..api import integrate_oa, time_scale
+from ..bl import bl_distance_to_uniform
+from ..integrate import integrate_observed
+from ..kuramoto import kuramoto_coefficients, phase_point_field
+from ..regimes import RegimeTolerances, classify_r2_trajectory
 
 FAMILIES = ("harmonics", "von_mises", "clumps", "random")
 
