@@ -4,15 +4,6 @@ from pathlib import Path
 
 CASES = ["case1", "case2", "case3", "case4", "bifurcation"]
 SEED_OFFSET = {"case1": 1, "case2": 2, "case3": 3, "case4": 4, "bifurcation": 5}
-FIGURES = [
-    "fig_case1",
-    "fig_case2",
-    "fig_case3",
-    "fig_case4",
-    "fig_bifurcation",
-    "fig_stability",
-    "fig_highdim",
-]
 HIGHDIM = sorted(config["highdim"]["scenarios"])
 STABILITY = sorted(config["stability"]["regimes"])
 LIB = Path("src/lsadyn")

@@ -1,182 +1,50 @@
-rule fig_case1:
-    input:
-        sim="results/sim/case1.csv",
-        traj="results/sim/case1_traj.npz",
-        lib=lib_inputs("workflow/notebooks/fig_case1.py"),
-    output:
-        pdf="paper_figures/fig_case1.pdf",
-        png=report(
-            "paper_figures/fig_case1.png",
-            caption="../report/fig_case1.rst",
-            category="d = 2 cases",
-        ),
-    log:
-        "logs/figures/fig_case1.log",
-    conda:
-        "../../environment.yml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    params:
-        dpi=config["figures"]["dpi"],
-    script:
-        "../notebooks/fig_case1.py"
+# Paper figures: one rule, instantiated once per row of FIGURE_TABLE. To add a figure, write
+# workflow/notebooks/<figure>.py (reads snakemake.input/params, never simulates) and its caption
+# workflow/report/<figure>.rst (a Jinja template over snakemake.config), then add one row:
+#
+#   figure: (inputs the notebook reads, report category, params besides dpi)
+#
+# The rule adds the lsadyn modules the notebook imports (lib_inputs) to its inputs, so editing a
+# notebook, a module it imports, or a listed param reruns exactly that figure.
+# fmt: off
+FIGURE_TABLE = {
+    "fig_case1": (dict(sim="results/sim/case1.csv", traj="results/sim/case1_traj.npz"), "d = 2 cases", {}),
+    "fig_case2": (dict(sim="results/sim/case2.csv", traj="results/sim/case2_traj.npz"), "d = 2 cases", {}),
+    "fig_case3": (dict(sim="results/sim/case3.csv", traj="results/sim/case3_traj.npz"), "d = 2 cases", {}),
+    "fig_case4": (dict(sim="results/sim/case4.csv", traj="results/sim/case4_traj.npz", orbits="results/sim/case4_orbits.npz"), "d = 2 cases", {}),
+    "fig_bifurcation": (dict(sim="results/sim/bifurcation.csv", fit="results/tables/bifurcation_fit.csv"), "d = 2 cases", {}),
+    "fig_stability": (dict(table="results/tables/stability.csv"), "Beyond the OA manifold", dict(eps_small=config["stability"]["eps_small"])),
+    "fig_highdim": (dict(arrays=expand("results/highdim/{scenario}.npz", scenario=HIGHDIM), table="results/tables/highdim.csv"), "High dimension", dict(scenarios=HIGHDIM)),
+}
+# fmt: on
+FIGURES = list(FIGURE_TABLE)
 
 
-rule fig_case2:
-    input:
-        sim="results/sim/case2.csv",
-        traj="results/sim/case2_traj.npz",
-        lib=lib_inputs("workflow/notebooks/fig_case2.py"),
-    output:
-        pdf="paper_figures/fig_case2.pdf",
-        png=report(
-            "paper_figures/fig_case2.png",
-            caption="../report/fig_case2.rst",
-            category="d = 2 cases",
-        ),
-    log:
-        "logs/figures/fig_case2.log",
-    conda:
-        "../../environment.yml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    params:
-        dpi=config["figures"]["dpi"],
-    script:
-        "../notebooks/fig_case2.py"
+for _fig, (_inputs, _category, _params) in FIGURE_TABLE.items():
 
-
-rule fig_case3:
-    input:
-        sim="results/sim/case3.csv",
-        traj="results/sim/case3_traj.npz",
-        lib=lib_inputs("workflow/notebooks/fig_case3.py"),
-    output:
-        pdf="paper_figures/fig_case3.pdf",
-        png=report(
-            "paper_figures/fig_case3.png",
-            caption="../report/fig_case3.rst",
-            category="d = 2 cases",
-        ),
-    log:
-        "logs/figures/fig_case3.log",
-    conda:
-        "../../environment.yml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    params:
-        dpi=config["figures"]["dpi"],
-    script:
-        "../notebooks/fig_case3.py"
-
-
-rule fig_case4:
-    input:
-        sim="results/sim/case4.csv",
-        traj="results/sim/case4_traj.npz",
-        orbits="results/sim/case4_orbits.npz",
-        lib=lib_inputs("workflow/notebooks/fig_case4.py"),
-    output:
-        pdf="paper_figures/fig_case4.pdf",
-        png=report(
-            "paper_figures/fig_case4.png",
-            caption="../report/fig_case4.rst",
-            category="d = 2 cases",
-        ),
-    log:
-        "logs/figures/fig_case4.log",
-    conda:
-        "../../environment.yml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    params:
-        dpi=config["figures"]["dpi"],
-    script:
-        "../notebooks/fig_case4.py"
-
-
-rule fig_bifurcation:
-    input:
-        sim="results/sim/bifurcation.csv",
-        fit="results/tables/bifurcation_fit.csv",
-        lib=lib_inputs("workflow/notebooks/fig_bifurcation.py"),
-    output:
-        pdf="paper_figures/fig_bifurcation.pdf",
-        png=report(
-            "paper_figures/fig_bifurcation.png",
-            caption="../report/fig_bifurcation.rst",
-            category="d = 2 cases",
-        ),
-    log:
-        "logs/figures/fig_bifurcation.log",
-    conda:
-        "../../environment.yml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    params:
-        dpi=config["figures"]["dpi"],
-    script:
-        "../notebooks/fig_bifurcation.py"
-
-
-rule fig_highdim:
-    input:
-        arrays=expand("results/highdim/{scenario}.npz", scenario=HIGHDIM),
-        table="results/tables/highdim.csv",
-        lib=lib_inputs("workflow/notebooks/fig_highdim.py"),
-    output:
-        pdf="paper_figures/fig_highdim.pdf",
-        png=report(
-            "paper_figures/fig_highdim.png",
-            caption="../report/fig_highdim.rst",
-            category="High dimension",
-        ),
-    log:
-        "logs/figures/fig_highdim.log",
-    conda:
-        "../../environment.yml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    params:
-        dpi=config["figures"]["dpi"],
-        scenarios=HIGHDIM,
-    script:
-        "../notebooks/fig_highdim.py"
-
-
-rule fig_stability:
-    input:
-        table="results/tables/stability.csv",
-        lib=lib_inputs("workflow/notebooks/fig_stability.py"),
-    output:
-        pdf="paper_figures/fig_stability.pdf",
-        png=report(
-            "paper_figures/fig_stability.png",
-            caption="../report/fig_stability.rst",
-            category="Beyond the OA manifold",
-        ),
-    log:
-        "logs/figures/fig_stability.log",
-    conda:
-        "../../environment.yml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    params:
-        dpi=config["figures"]["dpi"],
-        eps_small=config["stability"]["eps_small"],
-    script:
-        "../notebooks/fig_stability.py"
+    rule:
+        name:
+            _fig
+        input:
+            **_inputs,
+            lib=lib_inputs(f"workflow/notebooks/{_fig}.py"),
+        output:
+            pdf=f"paper_figures/{_fig}.pdf",
+            png=report(
+                f"paper_figures/{_fig}.png",
+                caption=f"../report/{_fig}.rst",
+                category=_category,
+            ),
+        log:
+            f"logs/figures/{_fig}.log",
+        conda:
+            "../../environment.yml"
+        threads: 1
+        resources:
+            mem_mb=1000,
+            runtime=10,
+        params:
+            **_params,
+            dpi=config["figures"]["dpi"],
+        script:
+            f"../notebooks/{_fig}.py"
