@@ -5,6 +5,7 @@ import sys
 from snakemake.utils import min_version, validate
 
 from lsadyn.paper.config import check_config
+from lsadyn.paper.findings import build_summary
 
 min_version("9.0")
 
@@ -29,6 +30,7 @@ include: "workflow/rules/stability.smk"
 include: "workflow/rules/highdim.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/findings.smk"
 
 
 rule all:
@@ -39,4 +41,9 @@ rule all:
         "results/tables/claims.csv",
         "results/tables/stability.csv",
         "results/tables/highdim.csv",
+        "results/FINDINGS.md",
         expand("paper_figures/{fig}.{ext}", fig=FIGURES, ext=["pdf", "png"]),
+
+
+onsuccess:
+    print(build_summary(configfiles=workflow.configfiles))

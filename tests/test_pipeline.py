@@ -65,7 +65,7 @@ def fresh(tmp_path_factory):
 
 def test_dry_run_plans_every_result(fresh):
     jobs = planned_jobs(fresh)
-    for rule in ["params[case1]", "simulate_2d[case4]", "regimes_table", "claims_table", "fig_case1",
+    for rule in ["params[case1]", "simulate_2d[case4]", "regimes_table", "claims_table", "findings", "fig_case1",
                  "fig_bifurcation", "all"]:
         assert rule in jobs
     assert not (fresh / "results").exists()
@@ -131,6 +131,7 @@ def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
         assert (built / f"paper_figures/{fig}.pdf").stat().st_size > 1000
         assert (built / f"paper_figures/{fig}.png").stat().st_size > 1000
     assert planned_jobs(built) == []
+    assert "## C1" in (built / "results/FINDINGS.md").read_text()
     claims = (built / "results/tables/claims.csv").read_text()
     for cid in ["C1a", "C1b", "C2a", "C2b", "C3a", "C3b", "C4a", "C4b", "C4c", "C5a", "C5b", "C5c", "C6", "C7"]:
         assert f"\n{cid}," in claims
@@ -142,7 +143,7 @@ def test_partial_rerun_after_editing_one_case(built, tmp_path):
     edit.write_text("case1:\n  n_random: 41\n")
     jobs = planned_jobs(built, str(edit))
     assert jobs == sorted(["params[case1]", "simulate_2d[case1]", "trajectories_2d[case1]", "regimes_table",
-                           "claims_table", "fig_case1", "all"])
+                           "claims_table", "findings", "fig_case1", "all"])
 
 
 def _edited(path: Path):
@@ -168,9 +169,10 @@ def test_partial_rerun_after_editing_a_figure_notebook(built):
     [
         ("paper/plotting.py", ["all", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
                          "fig_highdim", "fig_stability"]),
-        ("bl.py", sorted(["all", "claims_table", "fig_stability", "stability_table"]
+        ("bl.py", sorted(["all", "claims_table", "findings", "fig_stability", "stability_table"]
                          + [f"stability_run[{r}]" for r in ("hamiltonian", "lambda_max_pos", "rotating", "sym_pos_def")])),
-        ("paper/claims.py", ["all", "claims_table"]),
+        ("paper/claims.py", ["all", "claims_table", "findings"]),
+        ("paper/findings.py", ["all", "findings"]),
         ("paper/config.py", []),  # used by the Snakefile only, by no job
     ],
 )

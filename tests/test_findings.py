@@ -1,0 +1,95 @@
+"""lsadyn.paper.findings: FINDINGS.md, the report's claims table and the end-of-build summary
+render what the claims table says (counts, verdicts, informational rows), nothing else."""
+
+import pandas as pd
+import pytest
+
+from lsadyn.paper.findings import (build_summary, claims_html_table, findings_html, findings_markdown,
+                                   normalise_claims, tally)
+
+SETTINGS = dict(seed=7, beta=1.0, n_tokens=200, horizon=200.0, highdim_d=20, highdim_n=64, stability_n=400,
+                eps_small=0.05)
+
+
+def claims():
+    rows = [
+        ("C1a-oa", "C1", "clustering if tr A > 0", "oa", 40, 40, True, False, "fig_case1", "all agree"),
+        ("C1c-oa", "C1", "not covered", "oa", 5, 0, False, True, "fig_case1", "observed 2 interior <b>"),
+        ("C4a-oa", "C4", "as worded", "oa", 28, 12, False, False, "fig_case4", "16 contradicting"),
+        ("C4b-oa", "C4", "corrected", "oa", 48, 48, True, False, "fig_case4", ""),
+        ("C7-lsa", "C7", "persist", "particles-lsa", 4, 4, True, False, "fig_highdim", ""),
+    ]
+    return pd.DataFrame(rows, columns=["id", "claim", "statement", "method", "n_tested", "n_agree", "pass",
+                                       "informational", "evidence", "note"])
+
+
+def test_tally_counts_rows_and_claim_verdicts():
+    t = tally(claims())
+    assert (t.passing, t.failing, t.informational) == (3, 1, 1)
+    assert t.failing_ids == ["C4a-oa"]
+    assert t.claims_pass == ["C1", "C7"] and t.claims_fail == ["C4"]
+
+
+def test_informational_rows_never_pass_or_fail():
+    df = claims()
+    df.loc[1, "pass"] = True  # informational rows do not count, whatever their pass cell says
+    c = normalise_claims(df)
+    assert not c.loc[1, "pass"] and c.loc[1, "informational"]
+    assert tally(df).passing == 3
+
+
+def test_strings_from_csv_read_as_booleans(tmp_path):
+    p = tmp_path / "claims.csv"
+    claims().to_csv(p, index=False)
+    t = tally(pd.read_csv(p, keep_default_na=False))
+    assert (t.passing, t.failing, t.informational) == (3, 1, 1)
+
+
+def test_legacy_layout_gets_unique_ids_and_informational_from_na():
+    legacy = pd.DataFrame({"claim_id": ["C4a", "C4a", "C6x"], "statement": ["s", "t", "u"],
+                           "method": ["oa", "oa", "particles"], "n_tested": [1, 1, 1], "n_agree": [1, 0, 1],
+                           "pass": ["True", "False", "n/a"], "evidence": "", "note": ""})
+    c = normalise_claims(legacy)
+    assert list(c["id"]) == ["C4a-oa", "C4a-oa-2", "C6x-particles"]
+    assert list(c.informational) == [False, False, True] and list(c["claim"]) == ["C4", "C4", "C6"]
+
+
+def test_missing_column_is_named():
+    with pytest.raises(ValueError, match="informational"):
+        normalise_claims(claims().drop(columns="informational"))
+
+
+def test_findings_markdown_has_a_section_per_claim_with_its_counts():
+    md = findings_markdown(claims(), {}, SETTINGS)
+    for claim in ("C1", "C4", "C7"):
+        assert f"\n## {claim}\n" in md
+    assert "**2 of 3 claims pass** (C1, C7); failing: C4" in md
+    assert "| C4a-oa | as worded | oa | 12 / 28 | FAIL | 16 contradicting |" in md
+    assert "| C1c-oa | not covered | oa | 0 / 5 | informational |" in md
+    assert "d = 20, n = 64" in md and "seed 7" in md
+
+
+def test_key_numbers_come_from_the_tables():
+    agreement = pd.DataFrame([dict(case="case1", n_points=52, oa_eq_ws=43, oa_eq_particles=43, ws_eq_particles=52,
+                                   all_three_agree=43, n_with_prediction=47, oa_matches_prediction=46,
+                                   n_undetermined_oa=1)])
+    md = findings_markdown(claims(), {"agreement": agreement}, SETTINGS)
+    assert "52 sampled points; OA = WS at 43" in md and "at 46 of 47 points" in md
+
+
+def test_html_table_colours_rows_and_escapes_notes():
+    h = claims_html_table(claims())
+    assert h.count("<tr class='pass'>") == 3 and h.count("<tr class='fail'>") == 1
+    assert h.count("<tr class='info'>") == 1 and "&lt;b&gt;" in h
+    page = findings_html(claims(), {}, SETTINGS)
+    assert "id='c4'" in page and "Verdict: fail" in page
+
+
+def test_build_summary_counts_and_points_to_the_outputs(tmp_path):
+    (tmp_path / "results/tables").mkdir(parents=True)
+    claims().to_csv(tmp_path / "results/tables/claims.csv", index=False)
+    s = build_summary(configfiles=["workflow/config/config.yaml", "workflow/config/quick.yaml"], root=tmp_path)
+    assert "2 passing (C1, C7), 1 failing (C4)" in s and "3 pass, 1 fail [C4a-oa], 1 informational" in s
+    assert "results/FINDINGS.md" in s and "paper_figures" in s
+    assert "snakemake --report report.html --configfile=workflow/config/quick.yaml" in s
+    assert "no results/tables/claims.csv yet" in build_summary(root=tmp_path / "empty")

@@ -1,0 +1,21 @@
+"""Glue: results/FINDINGS.md and the report's findings and claims pages, from the results tables."""
+
+from pathlib import Path
+
+from lsadyn.paper.findings import claims_html_page, findings_html, findings_markdown
+from lsadyn.paper.io import atomic_path, read_csv, setup_log
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+log = setup_log(sm.log[0])
+claims = read_csv(sm.input.claims)
+tables = {name: read_csv(getattr(sm.input, name))
+          for name in ("agreement", "disagreements", "bifurcation_fit", "stability", "highdim")}
+tables["eps_small"] = sm.params.settings["eps_small"]
+legend = Path(sm.input.legend).read_text()
+pages = {sm.output.markdown: findings_markdown(claims, tables, sm.params.settings),
+         sm.output.html: findings_html(claims, tables, sm.params.settings),
+         sm.output.claims_html: claims_html_page(claims, legend)}
+for path, text in pages.items():
+    with atomic_path(path) as tmp:
+        Path(tmp).write_text(text, encoding="utf-8")
+log.info("findings: %d claims rows", len(claims))
