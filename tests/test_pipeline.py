@@ -133,7 +133,9 @@ def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
     assert planned_jobs(built) == []
     assert "## C1" in (built / "results/FINDINGS.md").read_text()
     claims = (built / "results/tables/claims.csv").read_text()
-    for cid in ["C1a", "C1b", "C2a", "C2b", "C3a", "C3b", "C4a", "C4b", "C4c", "C5a", "C5b", "C5c", "C6", "C7"]:
+    for cid in ["C1a-oa", "C1a-tokens", "C1b-ws", "C1c-hurwitz", "C1c-centre", "C2a-oa", "C2b-tokens", "C3a",
+                "C3a-commuting", "C3b", "C4a-oscillate", "C4b", "C4c", "C5a", "C5b", "C5c", "C6a-sym_pos_def",
+                "C6b-lambda_max_pos", "C7-lsa", "C7-shape-usa"]:
         assert f"\n{cid}," in claims
 
 

@@ -5,6 +5,8 @@ r"""Observers: order parameters of a token configuration.
   :math:`M = \frac1n\sum_j x_j x_j^\top`; 0 for the uniform measure, 1 when every token lies on
   one axis, equal to :math:`|R_2|` in d = 2.
 * :func:`leading_axis`: the unit eigenvector of M for :math:`\lambda_{max}` (sign fixed).
+* :func:`cluster_shape`: one cluster or an antipodal pair, from |mean token| of a clustered state.
+* :func:`oa_manifold_distance`: distance of a d = 2 population's doubled phases from the OA manifold.
 """
 
 from __future__ import annotations
@@ -62,3 +64,85 @@ def pseudo_r2(r, axes) -> np.ndarray:
         cos = np.abs(np.einsum("ij,ij->i", axes[1:], axes[:-1]))
         phi = np.concatenate([[0.0], np.cumsum(np.arccos(np.clip(cos, -1.0, 1.0)))])
     return np.asarray(r) * np.exp(2j * phi)
+
+
+#: Labels of :func:`cluster_shape`.
+CLUSTER_SHAPES = ("single", "antipodal_pair", "none")
+
+
+def cluster_shape(X, tol: float = 1e-2) -> str:
+    r"""Shape of a clustered token state X (n, d): ``"single"``, ``"antipodal_pair"`` or ``"none"``.
+
+    ``"none"`` when the state is not clustered, :math:`1 - r > ` ``tol`` with
+    :math:`r = (d\lambda_{max}(M) - 1)/(d-1)` (:func:`order_parameter_r`). In a clustered state every
+    token sits at ±u (u the leading axis of M), with masses p and 1 − p, so the mean token has norm
+    :math:`m = |2p - 1|`: m = 1 for one cluster, m < 1 as soon as one token sits at the other pole
+    (m = 0 for a balanced pair). ``"single"`` iff no token is on the far side of the hyperplane
+    :math:`u^\perp`, i.e. :math:`m = 1 - O(\mathrm{tol})`; otherwise ``"antipodal_pair"``.
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] < 1:
+        raise ValueError(f"X: expected tokens of shape (n, d), got {X.shape}")
+    if 1.0 - float(order_parameter_r(X)) > tol:
+        return "none"
+    side = X @ leading_axis(X)
+    minority = min(int(np.sum(side > 0)), int(np.sum(side < 0)))
+    return "single" if minority == 0 else "antipodal_pair"
+
+
+def conformal_barycentre(z, tol: float = 1e-10, max_iter: int = 200) -> complex:
+    r"""Conformal (Douady–Earle) barycentre of points z (n,) on the unit circle: the α, |α| < 1, with
+    :math:`\frac1n\sum_k M_\alpha(z_k) = 0`, :math:`M_\alpha(z) = (z - \alpha)/(1 - \bar\alpha z)`.
+
+    Newton's method in the composition form :math:`M_\beta\circ M_\alpha = e^{i\cdot}M_{\alpha'}`,
+    :math:`\alpha' = (\alpha + \beta)/(1 + \bar\alpha\beta)`: with :math:`w = M_\alpha(z)`,
+    :math:`m = \langle w\rangle`, :math:`Z = \langle w^2\rangle`, the step solving
+    :math:`\beta - \bar\beta Z = m` zeroes the mean to first order. Defined (unique) when no point
+    carries half the mass or more; raises ``ValueError`` naming ``z`` if it does not converge.
+    """
+    z = np.asarray(z, dtype=complex)
+    alpha, best = 0j, np.inf
+    for _ in range(max_iter):
+        w = (z - alpha) / (1 - np.conj(alpha) * z)
+        m = w.mean()
+        if abs(m) < tol or (abs(m) >= best and best < 1e3 * tol):  # converged to rounding
+            return complex(alpha)
+        best = min(best, abs(m))
+        Z = (w * w).mean()
+        den = 1 - abs(Z) ** 2
+        beta = (m + Z * np.conj(m)) / den if den > 1e-12 else m
+        if abs(beta) > 0.5:  # damp far from the solution
+            beta *= 0.5 / abs(beta)
+        alpha = (alpha + beta) / (1 + np.conj(alpha) * beta)
+    raise ValueError("z: conformal barycentre did not converge (half the mass or more on one point?)")
+
+
+def oa_manifold_distance(theta, k_max: int = 64) -> float:
+    r"""Distance of a d = 2 token population (angles θ (n,)) from the Ott–Antonsen manifold, in the
+    doubled angle ξ = 2θ (SCIENCE.md §5).
+
+    The OA (wrapped-Cauchy) family is the orbit of the uniform measure under Möbius maps of the
+    disc, and the d = 2 dynamics moves the points :math:`z_k = e^{i\xi_k}` only by Möbius maps. So:
+    map z by :math:`M_\alpha` with α the conformal barycentre (:func:`conformal_barycentre`,
+    after which :math:`\langle w\rangle = 0`) and measure how far the mapped points w from uniform,
+
+    .. math:: D = \Big(\sum_{k=2}^{K} |W_k|^2 / k^2\Big)^{1/2},\qquad W_k = \tfrac1n\sum_j w_j^k,
+
+    an :math:`H^{-1}` norm (up to a constant, the L² distance between the centred cumulative
+    distribution of the w's and the uniform one), truncated at K = ``k_max``. Conserved by the flow
+    (the barycentre is Möbius-equivariant, the |W_k| rotation-invariant); 0 on the OA manifold;
+    ≈ (Σ 1/k²)^{1/2}/√n ≈ 0.8/√n for n i.i.d. uniform angles; ε/4 for the density
+    :math:`\propto 1 + \varepsilon\cos 2\xi` (W₂ = ε/2), whatever n is.
+    """
+    theta = np.asarray(theta, dtype=float)
+    if theta.ndim != 1 or theta.size < 3 or not np.all(np.isfinite(theta)):
+        raise ValueError(f"theta: expected finite angles of shape (n,), n >= 3, got shape {theta.shape}")
+    z = np.exp(2j * theta)
+    alpha = conformal_barycentre(z)
+    w = (z - alpha) / (1 - np.conj(alpha) * z)
+    K = int(min(k_max, theta.size))
+    total, p = 0.0, w.copy()
+    for k in range(2, K + 1):  # loop over harmonics, vectorised over tokens
+        p *= w
+        total += abs(p.mean()) ** 2 / k ** 2
+    return float(np.sqrt(total))

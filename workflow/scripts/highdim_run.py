@@ -22,7 +22,8 @@ for model in run["models"]:
     rows.append({"scenario": sm.wildcards.scenario, "model": model, "d": run["d"], "n_tokens": run["n_tokens"],
                  "expect": sc["expect"], "regime": coarse["regime"], "r_final": coarse["r_final"],
                  "drift_rate": coarse["drift_rate"], "period": coarse["period"],
-                 "mean_token_norm": coarse["mean_token_norm"], "dt": run["dt"], "regime_half_dt": fine["regime"],
+                 "mean_token_norm": coarse["mean_token_norm"], "cluster_shape": coarse["cluster_shape"],
+                 "dt": run["dt"], "regime_half_dt": fine["regime"],
                  "r_final_half_dt": fine["r_final"], "drift_rate_half_dt": fine["drift_rate"],
                  "step_check_ok": ok, "seconds": coarse["seconds"] + fine["seconds"], "note": coarse["reason"]})
     for key in ("t", "r", "swept_angle", "snapshot_times", "histograms", "bin_edges"):

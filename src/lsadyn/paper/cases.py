@@ -8,6 +8,18 @@ Seeds come from the caller (the config), never from the clock.
 
 Closed forms used (derived here, each checked against simulations by the tests):
 
+* Case 1, :math:`V = I`. The OA ODE factorises (β = 1; β rescales time):
+  :math:`\dot R_2 = \tfrac14(1 - |R_2|^2)\,(p + \lambda R_2)` with
+  :math:`p = (a_{11} - a_{22}) + i(a_{12} + a_{21})`, :math:`\lambda = \mathrm{tr}A + i(a_{12} - a_{21})`.
+  Inside the disc the orbits are those of the linear flow :math:`p + \lambda R` (time reparametrised);
+  every point of |R₂| = 1 is fixed. :math:`|\lambda|^2 - |p|^2 = 4\det A`, so an interior fixed point
+  :math:`R^* = -p/\lambda` exists iff det A > 0; it attracts iff tr A < 0 and is a centre iff tr A = 0.
+  From R₂(0) = 0 the orbit is :math:`R(s) = R^*(1 - e^{\lambda s})`: the tokens cluster iff it reaches
+  |R| = 1, i.e. iff :math:`|R^*|\,\sup_{s\ge0}|1 - e^{\lambda s}| \ge 1` (for tr A = 0: iff
+  :math:`2|R^*| \ge 1`, otherwise a periodic orbit). :math:`\lambda_{max}(\mathrm{sym}A) = (\mathrm{tr}A + |p|)/2`,
+  so sym(A) negative definite makes the linear field point inward on all of |R| = 1 (no clustering),
+  while a Hurwitz A with indefinite symmetric part clusters when the spiral from 0 leaves the disc.
+
 * Case 3, :math:`A = \mathrm{diag}(1, \sigma)`, :math:`V = I + \mu J`. On the invariant circle
   :math:`|R_2| = 1` (two antipodal clusters at angle φ/2),
   :math:`\dot\varphi = \beta\mu\,[(1+\sigma) + (1-\sigma)\cos\varphi]`: fixed points iff σ ≤ 0 or μ = 0;
@@ -54,6 +66,39 @@ def case1_prediction(trA, detA, sym_max_eig):
     """Claim 1 (V = I): clustering if tr A > 0 or det A ≤ 0; interior convergence if sym(A) < 0."""
     trA, detA, sym_max_eig = map(np.asarray, (trA, detA, sym_max_eig))
     return np.where((trA > 0) | (detA <= 0), CLUSTER, np.where(sym_max_eig < 0, "interior_converge", ""))
+
+
+def case1_oa_prediction(A) -> tuple[str, float]:
+    """Derived OA regime of V = I from R₂(0) = 0 (module doc) and its interior limit |R*| (NaN if none):
+    ``cluster_converge`` | ``interior_converge`` | ``oscillate`` (centre, tr A = 0 < det A, 2|R*| < 1)."""
+    A = np.asarray(A, dtype=float)
+    p = (A[0, 0] - A[1, 1]) + 1j * (A[0, 1] + A[1, 0])
+    lam = (A[0, 0] + A[1, 1]) + 1j * (A[0, 1] - A[1, 0])
+    det = float(np.linalg.det(A))
+    if det <= 0 or lam.real > 0:
+        return "cluster_converge", np.nan
+    r_star = abs(p / lam)
+    if lam.real == 0:
+        return ("oscillate", np.nan) if 2 * r_star < 1 else ("cluster_converge", np.nan)
+    return ("cluster_converge", np.nan) if r_star * case1_spiral_reach(lam) >= 1 else ("interior_converge", r_star)
+
+
+def case1_spiral_reach(lam: complex) -> float:
+    r""":math:`\sup_{s\ge0}|1 - e^{\lambda s}|` for Re λ < 0 (1 for real λ; up to 2 as Re λ → 0)."""
+    if lam.imag == 0:
+        return 1.0
+    kappa, omega = -lam.real, abs(lam.imag)
+    # |1 - e^{λs}|² = 1 - 2 e^{-κs} cos ωs + e^{-2κs}; its maximum lies in the first turn, ωs ∈ [0, 2π]
+    s = np.linspace(0, 2 * np.pi / omega, 20001)
+    f = 1 - 2 * np.exp(-kappa * s) * np.cos(omega * s) + np.exp(-2 * kappa * s)
+    i = int(np.argmax(f))
+    lo, hi = s[max(i - 1, 0)], s[min(i + 1, s.size - 1)]
+    for _ in range(60):  # golden-section refinement
+        a, b = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
+        fa = 1 - 2 * np.exp(-kappa * a) * np.cos(omega * a) + np.exp(-2 * kappa * a)
+        fb = 1 - 2 * np.exp(-kappa * b) * np.cos(omega * b) + np.exp(-2 * kappa * b)
+        lo, hi = (lo, b) if fa > fb else (a, hi)
+    return float(np.sqrt(max(f[i], 1 - 2 * np.exp(-kappa * lo) * np.cos(omega * lo) + np.exp(-2 * kappa * lo))))
 
 
 def sample_case1(n_random: int, n_boundary: int, scale: float, beta: float, seed: int) -> pd.DataFrame:

@@ -11,7 +11,8 @@ With :math:`v_\perp` below the real parts of V₂'s eigenvalues, the complement 
 the plane, mass concentrates in the plane and the d = 2 behaviour of (A₂, V₂) should reappear.
 
 Observables: :math:`r(t) = (d\lambda_{max}(M) - 1)/(d-1)`, the angle swept by the leading axis of
-M, histograms of pairwise inner products at a few times, |mean token|. An r below the noise floor of
+M, histograms of pairwise inner products at a few times, |mean token| and the cluster shape of the final
+state (:func:`lsadyn.metrics.cluster_shape`: one cluster or an antipodal pair). An r below the noise floor of
 i.i.d. uniform tokens (:func:`r_noise_floor`) counts as an interior (unclustered) state. Each run is repeated
 with half the RK4 step to check step-size convergence.
 """
@@ -26,7 +27,7 @@ import numpy as np
 from ..api import time_scale
 from ..dynamics import attention, field_for
 from ..integrate import integrate_sphere, uniform_sphere
-from ..metrics import axis_observer, mean_token_norm, pseudo_r2
+from ..metrics import axis_observer, cluster_shape, mean_token_norm, pseudo_r2
 from ..regimes import RegimeTolerances, classify_r2_trajectory
 
 
@@ -72,7 +73,7 @@ def run_highdim(A, V, beta, model, n, seed, horizon, dt, n_samples, n_snapshots=
     def observe(X):
         i = next(calls)
         if i in snap_set:
-            snaps[i] = (inner_product_histogram(X, edges), mean_token_norm(X))
+            snaps[i] = (inner_product_histogram(X, edges), mean_token_norm(X), cluster_shape(X))
         return axis_observer(X)
 
     start = time.perf_counter()
@@ -84,7 +85,8 @@ def run_highdim(A, V, beta, model, n, seed, horizon, dt, n_samples, n_snapshots=
     res = classify_r2_trajectory(t, signal, tol, method=f"particles-{model}")
     return {
         "regime": res.regime, "r_final": res.abs_R2, "drift_rate": res.arg_R2_rate, "period": res.period,
-        "mean_token_norm": float(snaps[snap_idx[-1]][1]), "seconds": seconds,
+        "mean_token_norm": float(snaps[snap_idx[-1]][1]), "cluster_shape": snaps[snap_idx[-1]][2],
+        "seconds": seconds,
         "t": t, "r": traj.y[:, 0], "swept_angle": np.unwrap(np.angle(signal)) / 2,
         "snapshot_times": t[snap_idx], "histograms": np.array([snaps[i][0] for i in snap_idx]), "bin_edges": edges,
         "reason": res.details.get("reason", ""),

@@ -108,12 +108,10 @@ def disagreement_reason(row, n_tokens: int) -> str:
         return (f"undetermined even after the longer-horizon retry ({why}): slow dynamics at a regime boundary "
                 "or degenerate point")
     amp = np.nanmax([row.amplitude_ws, row.amplitude_particles])
-    if row.regime_oa.endswith("converge") and "oscillate" in labels and amp <= 3 / np.sqrt(n_tokens):
-        if row.regime_oa == "cluster_converge":
-            return (f"finite n off the OA manifold: tokens stay clustered (|R2| = {row.abs_R2_particles:.5f}) with a "
-                    f"slow neutral oscillation of amplitude {amp:.3g} <= 3/sqrt(n)")
-        return (f"finite n off the OA manifold: WS/particles keep a neutral oscillation of amplitude {amp:.3g} "
-                f"<= 3/sqrt(n) about the OA limit")
+    if row.regime_oa.endswith("converge") and "oscillate" in labels:
+        return (f"off the OA manifold: n = {n_tokens} i.i.d. tokens (distance from the OA manifold of order "
+                f"1/sqrt(n)) keep oscillating about the OA limit (peak-to-peak of |R2| {amp:.3g}); the OA state is "
+                f"{row.regime_oa}")
     corrected = getattr(row, "prediction_corrected", "")
     if row.prediction and not matches(row.regime_oa, row.prediction):
         if corrected and matches(row.regime_oa, corrected):

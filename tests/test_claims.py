@@ -1,0 +1,84 @@
+"""The claims table: format (unique ids, booleans, plain-word notes), no relabelling, C6b's rule."""
+
+import numpy as np
+import pandas as pd
+
+from lsadyn.paper.cases import case1_oa_prediction
+from lsadyn.paper.claims import COLUMNS, claims_highdim, claims_stability, claims_table, slope_with_interval
+from lsadyn.paper.claims import _prediction_rows
+
+
+def _frame(labels_ws, amps):
+    n = len(labels_ws)
+    return pd.DataFrame({"regime_oa": ["interior_converge"] * n, "regime_ws": labels_ws,
+                         "regime_particles": labels_ws, "amplitude_ws": amps, "amplitude_particles": amps,
+                         "abs_R2_ws": [0.3] * n, "abs_R2_particles": [0.3] * n})
+
+
+def test_token_rows_report_oscillation_unchanged_and_are_informational():
+    g = _frame(["oscillate", "oscillate", "interior_converge"], [0.01, 0.02, np.nan])
+    rows = _prediction_rows("C1b", "s", g, "interior_converge", "ev", 0.05, n_tokens=200)
+    by = {r["id"]: r for r in rows}
+    assert set(by) == {"C1b-oa", "C1b-ws", "C1b-tokens"}
+    assert by["C1b-oa"]["pass"] is True and by["C1b-oa"]["informational"] is False
+    assert by["C1b-tokens"]["n_agree"] == 1 and by["C1b-tokens"]["pass"] is False
+    assert by["C1b-tokens"]["informational"] is True
+    assert "oscillate 2" in by["C1b-tokens"]["note"] and "{" not in by["C1b-tokens"]["note"]
+
+
+def _stability(discrepancies, eps, hyp=True):
+    n = len(eps)
+    return pd.DataFrame({"regime": ["r"] * n, "hypothesis": [hyp] * n, "statement": ["V = I"] * n, "eps": eps,
+                         "regime_tokens": ["cluster_converge"] * n, "regime_oa": ["cluster_converge"] * n,
+                         "discrepancy": discrepancies})
+
+
+def test_c6b_needs_three_runs_above_the_floor():
+    rows = claims_stability(_stability([1e-8, 1e-8, 2e-3], [0.01, 0.1, 0.3]), 0.05)
+    b = [r for r in rows if r["id"] == "C6b-r"][0]
+    assert b["pass"] is False and b["note"].startswith("not enough runs")
+
+
+def test_c6b_needs_a_positive_confidence_interval():
+    eps = np.array([0.01, 0.03, 0.1, 0.3])
+    ok = [r for r in claims_stability(_stability(0.5 * eps, eps), 0.05) if r["id"] == "C6b-r"][0]
+    assert ok["pass"] is True
+    noisy = [r for r in claims_stability(_stability([1e-3, 1e-1, 1e-4, 2e-3], eps), 0.05) if r["id"] == "C6b-r"][0]
+    assert noisy["pass"] is False
+    s, lo, hi = slope_with_interval(eps, 0.5 * eps)
+    assert abs(s - 1) < 1e-12 and lo <= s <= hi
+
+
+def test_highdim_rows_state_cluster_shape_per_model():
+    hd = pd.DataFrame({"scenario": ["identity", "identity"], "model": ["lsa", "usa"], "d": [20, 20],
+                       "expect": ["cluster_converge"] * 2, "regime": ["cluster_converge"] * 2,
+                       "step_check_ok": [True, True], "cluster_shape": ["antipodal_pair", "single"],
+                       "mean_token_norm": [0.06, 1.0]})
+    rows = {r["id"]: r for r in claims_highdim(hd)}
+    assert rows["C7-shape-lsa"]["pass"] is True and rows["C7-shape-usa"]["pass"] is False
+    assert "single" in rows["C7-shape-usa"]["note"] and rows["C7-shape-usa"]["informational"] is True
+
+
+def test_table_has_the_agreed_columns_and_rejects_duplicate_ids():
+    rows = claims_stability(_stability([1e-3, 2e-3, 4e-3], [0.01, 0.02, 0.04]), 0.05)
+    t = claims_table(rows)
+    assert list(t.columns) == COLUMNS and t.id.is_unique and set(t.claim) == {"C6"}
+    try:
+        claims_table(rows + rows)
+    except ValueError as err:
+        assert "duplicate" in str(err)
+    else:
+        raise AssertionError("duplicate ids accepted")
+
+
+def test_case1_derived_criterion_matches_the_oa_ode():
+    """V = I closed form (cases.case1_oa_prediction) against predict_regime on both sides of each boundary."""
+    from lsadyn import predict_regime
+
+    for A, expect in [([[-0.1, 3], [-0.5, -0.1]], "cluster_converge"),   # Hurwitz, sym(A) indefinite, clusters
+                      ([[-0.5, 2], [-1, 0.3]], "interior_converge"),    # Hurwitz, sym(A) indefinite, interior
+                      ([[0.2, 1], [-1, -0.2]], "oscillate"),            # centre, 2|R*| = 0.4 < 1
+                      ([[0.6, 1], [-1, -0.6]], "cluster_converge")]:    # centre, 2|R*| = 1.2 > 1
+        A = np.array(A, float)
+        assert case1_oa_prediction(A)[0] == expect
+        assert predict_regime(A, np.eye(2), n_samples=4000).regime == expect
