@@ -28,6 +28,7 @@ include: "workflow/rules/params.smk"
 include: "workflow/rules/simulate_2d.smk"
 include: "workflow/rules/stability.smk"
 include: "workflow/rules/highdim.smk"
+include: "workflow/rules/offmanifold.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/findings.smk"
@@ -42,6 +43,7 @@ rule all:
         "results/tables/stability.csv",
         "results/tables/highdim.csv",
         "results/FINDINGS.md",
+        "results/tables/offmanifold.csv",
         expand("paper_figures/{fig}.{ext}", fig=FIGURES, ext=["pdf", "png"]),
 
 

@@ -1,5 +1,6 @@
 """The d = 2 case studies: OA classification of small fixed samples against the closed forms."""
 
+import numpy as np
 import pytest
 
 from lsadyn import predict_regime_batch
@@ -63,3 +64,23 @@ def test_bifurcation_threshold_within_sweep_resolution():
     for r, mu in zip(res, df.x):
         if r.regime == "cluster_rotate":
             assert abs(r.period / saddle_node_period(mu, s, 1.0) - 1) < 1e-4
+
+
+def test_adler_equation_sign_from_the_oa_field():
+    """Saddle-node family on |R2| = 1: dφ/dt = Im(dR/dt / R) = 2β(μ − s sin φ), and |R2| = 1 is invariant."""
+    from lsadyn.kuramoto import kuramoto_coefficients, oa_rhs_complex
+
+    a, s, mu, beta = 1.0, 0.5, 0.3, 0.7
+    V = np.array([[a + s, -mu], [mu, a - s]])
+    phi = np.linspace(0, 2 * np.pi, 13)
+    R = np.exp(1j * phi)
+    dR = oa_rhs_complex(R, kuramoto_coefficients(np.eye(2), V, beta))
+    np.testing.assert_allclose(np.imag(dR / R), 2 * beta * (mu - s * np.sin(phi)), atol=1e-12)
+    np.testing.assert_allclose(np.real(dR / R), 0, atol=1e-12)
+
+
+def test_case3_grid_contains_the_commuting_column():
+    from lsadyn.paper.cases import grid_case3
+
+    df = grid_case3((-1.0, 2.0), (-2.0, 2.0), 21, 5, 1.0)
+    assert (df.x == 1.0).sum() == 5 and df.x.nunique() == 22

@@ -82,3 +82,16 @@ def test_case1_derived_criterion_matches_the_oa_ode():
         A = np.array(A, float)
         assert case1_oa_prediction(A)[0] == expect
         assert predict_regime(A, np.eye(2), n_samples=4000).regime == expect
+
+
+def test_offmanifold_row_from_a_table():
+    from lsadyn.paper.claims import claims_offmanifold
+
+    om = pd.DataFrame({"start": ["density"] * 4 + ["iid"], "eps": [0.1, 0.1, 0.3, 0.3, np.nan],
+                       "n": [1000, 10000, 1000, 10000, 1000], "oa_distance": [0.025, 0.025, 0.075, 0.075, 0.02],
+                       "amplitude": [0.0146, 0.0146, 0.0439, 0.0439, 0.01],
+                       "regime_tokens": ["oscillate"] * 5, "regime_oa": ["interior_converge"] * 5})
+    (row,) = claims_offmanifold(om)
+    assert row["id"] == "C1b-offmanifold" and row["pass"] is True and row["informational"] is True
+    om.loc[1, "amplitude"] = 0.02  # depends on n: fails
+    assert claims_offmanifold(om)[0]["pass"] is False

@@ -27,3 +27,36 @@ def test_theorem_regime_small_perturbation_reaches_the_oa_state():
     (res,) = run_stability(np.eye(2), np.diag([1.0, -0.5]), 1.0, [theta], horizon=200, n_samples=1500)
     assert res["regime_tokens"] == res["regime_oa"] == "cluster_converge"
     assert res["discrepancy"] < 1e-3 and res["eps"] < 0.05
+
+
+@pytest.mark.parametrize("family,strengths", [("harmonics", (0.01, 0.02, 0.04)), ("von_mises", (0.01, 0.02, 0.04))])
+def test_families_leave_the_oa_manifold_at_first_order(family, strengths):
+    """|Z2 − Z1²| (moments of ξ = 2θ) and the distance D grow linearly with the strength (ratio ≈ 2 per doubling)."""
+    from lsadyn.metrics import oa_manifold_distance
+
+    dev, dist = [], []
+    for s in strengths:
+        th = perturbed_angles(family, s, 4000, seed=5)
+        z = np.exp(2j * th)
+        dev.append(abs((z * z).mean() - z.mean() ** 2))
+        dist.append(oa_manifold_distance(th))
+    for q in (dev, dist):
+        assert 1.7 < q[1] / q[0] < 2.3 and 1.7 < q[2] / q[1] < 2.3
+    assert dist[0] > 3e-4  # first order: not ~strength²
+
+
+def test_clumps_and_random_are_off_the_manifold():
+    from lsadyn.metrics import oa_manifold_distance
+
+    assert oa_manifold_distance(perturbed_angles("clumps", 3, 999, 0)) > 0.1
+    assert np.isnan(oa_manifold_distance(perturbed_angles("clumps", 2, 1000, 0)))  # one point in ξ: a cluster
+    assert 0.01 < oa_manifold_distance(perturbed_angles("random", 1024, 0, 0)) < 0.05
+
+
+def test_interior_regime_does_not_converge_off_the_manifold():
+    """V = I, sym(A) negative definite: OA converges to an interior point, the tokens keep oscillating."""
+    theta = perturbed_angles("harmonics", 0.1, 1000, seed=2)
+    (res,) = run_stability(np.array([[-0.5, 0.4], [0.0, -0.7]]), np.eye(2), 1.0, [theta], horizon=200,
+                           n_samples=1500)
+    assert res["regime_oa"] == "interior_converge" and res["regime_tokens"] == "oscillate"
+    assert res["amplitude_tokens"] > 0.1 * res["oa_distance"]

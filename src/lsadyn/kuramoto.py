@@ -160,7 +160,7 @@ def case4_hamiltonian(R2, v11, v12):
 
     The OA field is Hamiltonian for the area form :math:`(1-|R_2|^2)^{-3}\,da\wedge db`:
     :math:`\rho\dot a = \frac14\partial_b\mathcal H`, :math:`\rho\dot b = -\frac14\partial_a\mathcal H`
-    (β rescales time). Interior centre iff v12 > |v11| (closed orbits ⇒ oscillation).
+    (β rescales time). Interior centre iff |v12| > |v11| (closed orbits ⇒ oscillation).
     """
     R2 = np.asarray(R2, dtype=complex)
     r2 = np.abs(R2) ** 2

@@ -132,13 +132,19 @@ def oa_manifold_distance(theta, k_max: int = 64) -> float:
     distribution of the w's and the uniform one), truncated at K = ``k_max``. Conserved by the flow
     (the barycentre is Möbius-equivariant, the |W_k| rotation-invariant); 0 on the OA manifold;
     ≈ (Σ 1/k²)^{1/2}/√n ≈ 0.8/√n for n i.i.d. uniform angles; ε/4 for the density
-    :math:`\propto 1 + \varepsilon\cos 2\xi` (W₂ = ε/2), whatever n is.
+    :math:`\propto 1 + \varepsilon\cos 2\xi` (W₂ = ε/2), whatever n is. NaN when half the mass or more
+    sits at one point of ξ (e.g. two clumps θ, θ + π): no conformal barycentre exists there.
     """
     theta = np.asarray(theta, dtype=float)
     if theta.ndim != 1 or theta.size < 3 or not np.all(np.isfinite(theta)):
         raise ValueError(f"theta: expected finite angles of shape (n,), n >= 3, got shape {theta.shape}")
     z = np.exp(2j * theta)
-    alpha = conformal_barycentre(z)
+    if 1 - abs(z.mean()) < 1e-8:  # (nearly) one point in ξ: a clustered state, no barycentre
+        return float("nan")
+    try:
+        alpha = conformal_barycentre(z)
+    except ValueError:
+        return float("nan")
     w = (z - alpha) / (1 - np.conj(alpha) * z)
     K = int(min(k_max, theta.size))
     total, p = 0.0, w.copy()

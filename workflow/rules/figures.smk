@@ -14,6 +14,7 @@ FIGURE_TABLE = {
     "fig_case4": (dict(sim="results/sim/case4.csv", traj="results/sim/case4_traj.npz", orbits="results/sim/case4_orbits.npz"), "d = 2 cases", {}),
     "fig_bifurcation": (dict(sim="results/sim/bifurcation.csv", fit="results/tables/bifurcation_fit.csv"), "d = 2 cases", {}),
     "fig_stability": (dict(table="results/tables/stability.csv"), "Beyond the OA manifold", dict(eps_small=config["stability"]["eps_small"])),
+    "fig_offmanifold": (dict(table="results/tables/offmanifold.csv", traces="results/offmanifold/traces.npz"), "Beyond the OA manifold", {}),
     "fig_highdim": (dict(arrays=expand("results/highdim/{scenario}.npz", scenario=HIGHDIM), table="results/tables/highdim.csv"), "High dimension", dict(scenarios=HIGHDIM)),
 }
 # fmt: on

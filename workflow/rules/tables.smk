@@ -29,6 +29,7 @@ rule claims_table:
         orbits="results/sim/case4_orbits.npz",
         highdim="results/tables/highdim.csv",
         stability="results/tables/stability.csv",
+        offmanifold="results/tables/offmanifold.csv",
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
         report(

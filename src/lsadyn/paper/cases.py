@@ -28,7 +28,7 @@ Closed forms used (derived here, each checked against simulations by the tests):
   :math:`\mathcal H` (:func:`lsadyn.kuramoto.case4_hamiltonian`); an interior centre, hence closed
   orbits for every interior start, iff :math:`|v_{11}| < |v_{12}|`.
 * Saddle-node family, :math:`A = I`, :math:`V = [[a+s, -\mu], [\mu, a-s]]`: on the circle
-  :math:`\dot\varphi = 2\beta(\mu + s\sin\varphi)` (Adler), threshold :math:`\mu_c = s`, rotation
+  :math:`\dot\varphi = 2\beta(\mu - s\sin\varphi)` (Adler; from the OA ODE at :math:`R_2 = e^{i\varphi}`), threshold :math:`\mu_c = s`, rotation
   period of :math:`R_2` :math:`T = \pi / (\beta\sqrt{\mu^2 - s^2})`, i.e.
   :math:`T \approx \pi (2s)^{-1/2}\beta^{-1}(\mu-\mu_c)^{-1/2}`.
 """
@@ -152,11 +152,15 @@ def case3_rotation_rate(sigma, mu, beta):
 
 
 def grid_case3(sigma_range, mu_range, n_sigma: int, n_mu: int, beta: float) -> pd.DataFrame:
-    """Case 3: A = diag(1, σ), V = I + μJ (they commute only if σ = 1 or μ = 0), on a σ × μ grid.
+    """Case 3: A = diag(1, σ), V = I + μJ (they commute only if σ = 1 or μ = 0), on a σ × μ grid that
+    always contains σ = 1 (commuting points: rotation does not need non-commutativity).
 
     ``prediction`` = 'cluster_rotate' where the circle analysis gives no fixed point (σ > 0, μ ≠ 0)
     — valid only where the clusters attract, which the OA map shows."""
-    sig, mu = np.meshgrid(np.linspace(*sigma_range, n_sigma), np.linspace(*mu_range, n_mu), indexing="ij")
+    sig_axis = np.linspace(*sigma_range, n_sigma)
+    if sigma_range[0] <= 1 <= sigma_range[1]:  # the commuting column σ = 1 (A = I) is always on the grid
+        sig_axis = np.union1d(sig_axis[~np.isclose(sig_axis, 1.0, rtol=0, atol=1e-9)], [1.0])
+    sig, mu = np.meshgrid(sig_axis, np.linspace(*mu_range, n_mu), indexing="ij")
     sig, mu = sig.ravel(), mu.ravel()
     A = np.zeros((sig.size, 2, 2))
     A[:, 0, 0] = 1.0

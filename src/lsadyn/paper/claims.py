@@ -206,6 +206,35 @@ def _bifurcation_rows(bif):
     return rows
 
 
+def claims_offmanifold(om: pd.DataFrame, tol_n: float = 0.05, tol_linear: float = 0.2) -> list[dict]:
+    """``C1b-offmanifold`` (informational): tokens started from a fixed density off the OA manifold, about an
+    OA interior fixed point, keep oscillating; the peak-to-peak of |R2| is the same for every n (within
+    ``tol_n``, relative) and proportional to the distance D from the manifold (amplitude / D within
+    ``tol_linear`` of its median across densities)."""
+    dens = om[om.start == "density"]
+    if not len(dens):
+        return []
+    osc = int((dens.regime_tokens == "oscillate").sum())
+    spread_n = float(dens.groupby("eps").amplitude.agg(lambda a: np.ptp(a) / np.mean(a)).max())
+    ratio = dens.amplitude / dens.oa_distance
+    spread_d = float(np.max(np.abs(ratio / np.median(ratio) - 1)))
+    iid = om[om.start == "iid"]
+    iid_txt = ""
+    if len(iid):
+        iid_txt = (f"; i.i.d. starts: distance {iid.oa_distance.min():.3g} to {iid.oa_distance.max():.3g}, "
+                   f"amplitude / D {np.min(iid.amplitude / iid.oa_distance):.3g} to "
+                   f"{np.max(iid.amplitude / iid.oa_distance):.3g}, labels {counts_text(iid.regime_tokens)}")
+    ok = osc == len(dens) and spread_n <= tol_n and spread_d <= tol_linear
+    return [_row("C1b-offmanifold", "V = I, sym(A) negative definite, tokens from a fixed density off the OA "
+                 "manifold: |R2| keeps oscillating about the OA interior point, with an amplitude proportional to the "
+                 "distance D from the manifold and independent of n", "tokens", len(dens), osc, ok,
+                 "paper_figures/fig_offmanifold.pdf; results/tables/offmanifold.csv",
+                 f"labels {counts_text(dens.regime_tokens)} (OA: {counts_text(dens.regime_oa)}); n from "
+                 f"{int(dens.n.min())} to {int(dens.n.max())}; largest relative spread of the amplitude across n at "
+                 f"one density {spread_n:.2g}; amplitude / D {ratio.min():.3g} to {ratio.max():.3g}" + iid_txt,
+                 informational=True)]
+
+
 def claims_highdim(hd: pd.DataFrame) -> list[dict]:
     """Rows for C7, per model: (``C7-<model>``) the d = 2 regime of every scenario with a prediction
     reappears in d dimensions (and the dt / 2 check agrees); (``C7-shape-<model>``, informational) the

@@ -2,11 +2,16 @@ r"""Structural stability beyond the OA manifold (claim C6).
 
 Initial token distributions near the uniform one but *off* the OA manifold (not wrapped Cauchy in
 ξ = 2θ) are integrated as n-token systems and compared with the OA solution started from the
-same R₂(0). Distance to uniform: ε = d_BL(μ₀, uniform) on the θ-circle (:mod:`lsadyn.bl`).
+same R₂(0). Distance to uniform: ε = d_BL(μ₀, uniform) on the θ-circle (:mod:`lsadyn.bl`); distance
+from the OA manifold: D (:func:`lsadyn.metrics.oa_manifold_distance`, in ξ = 2θ, conserved by the flow).
 
-Perturbation families, each a deterministic function of (strength, n, seed):
+Every family leaves the OA manifold at first order in its strength: the OA family has moments
+:math:`Z_k = Z_1^k` of ξ, and each family below makes :math:`Z_2 - Z_1^2` (or a higher
+:math:`Z_k - Z_1^k`) of the order of the strength. (Odd θ-harmonics would not: they leave every
+moment of ξ = 2θ unchanged.)
 
-* ``harmonics``: density ∝ 1 + s Σ_{k=1..3} cos(kθ + φ_k)/k, sampled at stratified quantiles;
+* ``harmonics``: density ∝ 1 + s Σ_{k=1..3} cos(2kθ + φ_k)/k (harmonics of ξ: Z_k = s e^{-iφ_k}/(2k)),
+  stratified quantiles;
 * ``von_mises``: mixture (1 − s)·uniform + s·von Mises(θ₀, κ = 4), stratified quantiles;
 * ``clumps``: n tokens in m equal clumps on a rotated regular m-gon (m = strength), tiny jitter;
 * ``random``: n i.i.d. uniform tokens (n = strength): ε ~ n^(−1/2).
@@ -22,6 +27,7 @@ from ..api import integrate_oa, time_scale
 from ..bl import bl_distance_to_uniform
 from ..integrate import integrate_observed
 from ..kuramoto import kuramoto_coefficients, phase_point_field
+from ..metrics import oa_manifold_distance
 from ..regimes import RegimeTolerances, classify_r2_trajectory
 
 FAMILIES = ("harmonics", "von_mises", "clumps", "random")
@@ -40,7 +46,7 @@ def perturbed_angles(family: str, strength: float, n: int, seed: int) -> np.ndar
     rng = np.random.default_rng(seed)
     if family == "harmonics":
         phases = rng.uniform(0, 2 * np.pi, 3)
-        dens = lambda t: 1 + strength * sum(np.cos(k * t + phases[k - 1]) / k for k in (1, 2, 3))  # noqa: E731
+        dens = lambda t: 1 + strength * sum(np.cos(2 * k * t + phases[k - 1]) / k for k in (1, 2, 3))  # noqa: E731
         return _inverse_cdf(dens, n, offset=rng.uniform())
     if family == "von_mises":
         mu = rng.uniform(0, 2 * np.pi)
@@ -75,11 +81,13 @@ def run_stability(A, V, beta, populations, horizon, n_samples, tol=None, rtol=1e
         res_oa = classify_r2_trajectory(s, R_oa, tol)
         start = int((1 - tol.window) * s.size)
         out.append({
-            "n": n, "eps": bl_distance_to_uniform(theta), "abs_R2_0": float(abs(R0)),
+            "n": n, "eps": bl_distance_to_uniform(theta), "oa_distance": oa_manifold_distance(theta),
+            "abs_R2_0": float(abs(R0)),
             "regime_tokens": res_p.regime, "regime_oa": res_oa.regime,
             "abs_R2_tokens": res_p.abs_R2, "abs_R2_oa": res_oa.abs_R2,
             "rate_tokens": res_p.arg_R2_rate / tau, "rate_oa": res_oa.arg_R2_rate / tau,
             "discrepancy": float(np.mean(np.abs(R_p[start:] - R_oa[start:]))),
+            "amplitude_tokens": float(np.ptp(np.abs(R_p[start:]))),
         })
     return out
 

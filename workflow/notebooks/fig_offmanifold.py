@@ -1,0 +1,75 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Off the OA manifold: tokens keep oscillating about the OA interior point
+# (a) Peak-to-peak amplitude of |R₂| in the final window against the distance D of the token population
+# from the OA manifold (conserved by the flow), for a fixed density 1 + ε cos 2ξ at several n and for
+# i.i.d. starts. (b) |R₂(t)| at the largest ε for the smallest and largest n, and OA. Reads results only.
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+
+from lsadyn.paper.io import read_csv
+from lsadyn.paper.plotting import COLUMN_WIDTH, save_figure, style
+
+try:
+    sm = snakemake  # noqa: F821 (injected by Snakemake)
+    TABLE, TRACES, PDF, PNG, DPI = sm.input.table, sm.input.traces, sm.output.pdf, sm.output.png, sm.params.dpi
+except NameError:  # opened in Jupyter: read the default build
+    TABLE, TRACES, DPI = "results/tables/offmanifold.csv", "results/offmanifold/traces.npz", 200
+    PDF, PNG = "paper_figures/fig_offmanifold.pdf", "paper_figures/fig_offmanifold.png"
+
+style()
+df = read_csv(TABLE)
+tr = np.load(TRACES)
+ns = sorted(df.n.unique())
+colors = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9"]
+col = {n: colors[i % len(colors)] for i, n in enumerate(ns)}
+
+# %%
+fig, (ax, bx) = plt.subplots(1, 2, figsize=(COLUMN_WIDTH * 2, 2.4), gridspec_kw={"width_ratios": [1, 1.3]})
+dens, iid = df[df.start == "density"], df[df.start == "iid"]
+for n in ns:
+    d = dens[dens.n == n]
+    ax.scatter(d.oa_distance, d.amplitude, s=26 if n == ns[0] else 10, color=col[n], marker="o",
+               label=f"density, $n = {n}$")
+    i = iid[iid.n == n]
+    ax.scatter(i.oa_distance, i.amplitude, s=14, facecolors="none", edgecolors=col[n], marker="s",
+               label=f"i.i.d., $n = {n}$")
+k = float(np.dot(df.oa_distance, df.amplitude) / np.dot(df.oa_distance, df.oa_distance))
+x = np.array([0, df.oa_distance.max() * 1.1])
+ax.plot(x, k * x, color="0.3", lw=0.7, ls="--", label=f"amplitude $= {k:.2f}\\,D$")
+ax.set_xlim(0, x[-1])
+ax.set_ylim(0, None)
+ax.set_xlabel(r"distance from the OA manifold $D$")
+ax.set_ylabel(r"peak-to-peak of $|R_2|$ (final window)")
+ax.set_title(r"(a) oscillation amplitude against $D$")
+ax.legend(fontsize=6, loc="upper left", frameon=False)
+
+top = dens.eps.max() if len(dens) else np.nan
+styles = {ns[0]: dict(lw=1.6, alpha=0.5), ns[-1]: dict(lw=0.7, ls="--")}
+for n in (ns[0], ns[-1]):
+    key = f"density_n{n}"
+    if f"{key}_t" in tr:
+        bx.plot(tr[f"{key}_t"], tr[f"{key}_abs_R2"], color=col[n], label=f"tokens, $n = {n}$", **styles[n])
+if f"density_n{ns[0]}_abs_R2_oa" in tr:
+    bx.plot(tr["oa_t"], tr[f"density_n{ns[0]}_abs_R2_oa"], color="k", lw=0.7, label="OA, same $R_2(0)$")
+bx.set_xlabel(r"$t$ ($\beta = 1$)")
+bx.set_ylabel(r"$|R_2(t)|$")
+bx.set_title(rf"(b) density $1 + \varepsilon\cos 2\xi$, $\varepsilon = {top:g}$ ($D = {top / 4:g}$)")
+bx.legend(fontsize=6, loc="lower right", frameon=False)
+fig.suptitle(r"Off the OA manifold ($V = I$, sym$(A) \prec 0$): tokens oscillate about the OA interior point",
+             fontsize=7)
+save_figure(fig, PDF, PNG, DPI)
