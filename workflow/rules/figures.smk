@@ -47,5 +47,6 @@ for _fig, (_inputs, _category, _params) in FIGURE_TABLE.items():
         params:
             **_params,
             dpi=config["figures"]["dpi"],
+            notebook=_fig,  # bound now: the script path is formatted per job, after the loop has ended
         script:
-            f"../notebooks/{_fig}.py"
+            "../notebooks/{params.notebook}.py"
