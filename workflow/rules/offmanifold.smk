@@ -1,6 +1,7 @@
 rule offmanifold_run:
     """Tokens off the OA manifold about an OA interior fixed point: oscillation amplitude against the
-    distance from the manifold, for a fixed density at several n and for i.i.d. starts."""
+    distance from the manifold, for a fixed density at several n and for i.i.d. starts.
+    """
     input:
         lib=lib_inputs("workflow/scripts/offmanifold_run.py"),
     output:
