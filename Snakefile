@@ -32,6 +32,7 @@ include: "workflow/rules/offmanifold.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/findings.smk"
+include: "workflow/rules/movies.smk"
 
 
 rule all:
@@ -45,6 +46,7 @@ rule all:
         "results/FINDINGS.md",
         "results/tables/offmanifold.csv",
         expand("paper_figures/{fig}.{ext}", fig=FIGURES, ext=["pdf", "png"]),
+        expand("paper_figures/movies/{movie}_d{dim}.gif", movie=MOVIES, dim=MOVIE_DIMS),
 
 
 onsuccess:

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 QUICK = "workflow/config/quick.yaml"
 TABLES = ["regimes.csv", "agreement.csv", "disagreements.csv", "claims.csv", "bifurcation_fit.csv", "stability.csv",
           "highdim.csv"]
+MOVIES = ["cluster_converge", "cluster_rotate", "interior_converge", "oscillate"]
 SKIP = {"results", "paper_figures", "logs", ".snakemake", ".git", ".venv", ".hypothesis", ".pytest_cache"}
 
 
@@ -50,7 +51,7 @@ def planned_jobs(cwd, *args) -> list[str]:
             if current:
                 jobs.append(current)
             current = m.group(1)
-        w = re.match(r"^wildcards: (?:case|scenario|regime)=(\w+)$", line.strip())
+        w = re.match(r"^wildcards: (?:case|scenario|regime|movie)=(\w+)$", line.strip())
         if w and current:
             current = f"{current}[{w.group(1)}]"
     if current:
@@ -132,6 +133,9 @@ def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
         assert (built / f"paper_figures/{fig}.png").stat().st_size > 1000
     assert planned_jobs(built) == []
     assert "## C1" in (built / "results/FINDINGS.md").read_text()
+    for m in MOVIES:
+        for d in (2, 3):
+            assert 10_000 < (built / f"paper_figures/movies/{m}_d{d}.gif").stat().st_size <= 3 * 2**20
     claims = (built / "results/tables/claims.csv").read_text()
     for cid in ["C1a-oa", "C1a-tokens", "C1b-ws", "C1c-hurwitz", "C1c-centre", "C2a-oa", "C2b-tokens", "C3a",
                 "C3a-commuting", "C3b", "C4a-oscillate", "C4b", "C4c", "C5a", "C5b", "C5c", "C6a-sym_pos_def",
@@ -169,8 +173,10 @@ def test_partial_rerun_after_editing_a_figure_notebook(built):
 @pytest.mark.parametrize(
     "module,expected",
     [
-        ("paper/plotting.py", ["all", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
-                         "fig_highdim", "fig_stability"]),
+        ("paper/plotting.py", sorted(["all", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
+                                      "fig_highdim", "fig_stability"] + [f"movie[{m}]" for m in MOVIES])),
+        ("paper/movie_frames.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES])),
+        ("paper/movies.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES] + [f"movie_tokens[{m}]" for m in MOVIES])),
         ("bl.py", sorted(["all", "claims_table", "findings", "fig_stability", "stability_table"]
                          + [f"stability_run[{r}]" for r in ("hamiltonian", "lambda_max_pos", "rotating", "sym_pos_def")])),
         ("paper/claims.py", ["all", "claims_table", "findings"]),

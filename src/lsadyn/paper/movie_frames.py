@@ -1,0 +1,78 @@
+"""Drawing token movies from saved trajectories (no simulation here): tokens on the circle with the
+R₂ axis (d = 2), tokens on S² with the leading axis of M (d = 3), and a Pillow GIF writer that grabs
+blitted frames (only the moving artists are redrawn; no ffmpeg needed)."""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.animation import PillowWriter
+from PIL import Image
+
+
+def token_colours(X0, cmap="twilight"):
+    """A fixed colour per token from its initial azimuth (cyclic, colour-vision-deficiency friendly), so
+    individual tokens can be followed from frame to frame."""
+    import matplotlib
+
+    phase = np.mod(np.arctan2(X0[:, 1], X0[:, 0]), 2 * np.pi) / (2 * np.pi)
+    return matplotlib.colormaps[cmap](phase)
+
+
+def circle_frames(ax, X0, colours):
+    """d = 2: set up the unit circle, the tokens and R₂ drawn as the cluster axis (a segment through the
+    origin at angle arg(R₂)/2 with half-length |R₂|: R₂ is a second harmonic, an axis rather than a
+    direction). Returns ``update(X, R2)`` that moves them to another frame."""
+    s = np.linspace(0, 2 * np.pi, 200)
+    ax.plot(np.cos(s), np.sin(s), color="0.7", lw=0.8, zorder=0)
+    ax.plot([0], [0], marker="+", color="0.4", ms=5)
+    dots = ax.scatter(X0[:, 0], X0[:, 1], s=14, c=colours, edgecolors="k", linewidths=0.3, zorder=3)
+    (axis_line,) = ax.plot([], [], color="#D55E00", lw=2.0, zorder=2, solid_capstyle="round", label=r"$R_2$ axis")
+    ax.set_xlim(-1.15, 1.15)
+    ax.set_ylim(-1.15, 1.15)
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+
+    def update(X, R2):
+        dots.set_offsets(X[:, :2])
+        phi = np.angle(R2) / 2
+        u = abs(R2) * np.array([np.cos(phi), np.sin(phi)])
+        axis_line.set_data([-u[0], u[0]], [-u[1], u[1]])
+        return [axis_line, dots]
+
+    return update
+
+
+def sphere_frames(ax, X0, colours, elev=20.0, azim=-60.0):
+    """d = 3: set up a wire sphere (fixed view), the tokens on S² and the leading axis of M scaled by r.
+    Returns ``update(X, axis, r)``."""
+    u, v = np.mgrid[0:2 * np.pi:24j, 0:np.pi:12j]
+    ax.plot_wireframe(np.cos(u) * np.sin(v), np.sin(u) * np.sin(v), np.cos(v), color="0.85", lw=0.3)
+    dots = ax.scatter(X0[:, 0], X0[:, 1], X0[:, 2], s=12, c=colours, edgecolors="k", linewidths=0.2,
+                      depthshade=False)
+    (axis_line,) = ax.plot([], [], [], color="#D55E00", lw=2.0)
+    for set_lim in (ax.set_xlim, ax.set_ylim, ax.set_zlim):
+        set_lim(-0.85, 0.85)
+    ax.set_box_aspect((1, 1, 1))
+    ax.view_init(elev=elev, azim=azim)
+    ax.set_axis_off()
+
+    def update(X, axis, r):
+        dots._offsets3d = (X[:, 0], X[:, 1], X[:, 2])
+        if ax.M is not None:  # Axes3D.draw projects; a blitted frame draws the artist alone
+            dots.do_3d_projection()
+        a = r * np.asarray(axis)
+        axis_line.set_data_3d([-a[0], a[0]], [-a[1], a[1]], [-a[2], a[2]])
+        return [axis_line, dots]
+
+    return update
+
+
+class BlittedPillowWriter(PillowWriter):
+    """matplotlib's Pillow GIF writer (no ffmpeg) grabbing the canvas as drawn, so that a movie can
+    redraw only its moving artists on a saved background (blitting) instead of the whole figure per
+    frame. Use with ``writer.saving(fig, path, fig.dpi)``; draw each frame, then ``grab_frame()``."""
+
+    def grab_frame(self, **savefig_kwargs):
+        canvas = self.fig.canvas
+        im = Image.frombuffer("RGBA", canvas.get_width_height(), bytes(canvas.buffer_rgba()), "raw", "RGBA", 0, 1)
+        self._frames.append(im.convert("RGB"))

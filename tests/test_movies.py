@@ -1,0 +1,52 @@
+"""Movies: saved token trajectories (library runs) and GIFs drawn from them without simulating."""
+
+import numpy as np
+import pytest
+
+from lsadyn.metrics import order_parameter_r2_tokens
+from lsadyn.paper.movies import token_movie_run
+
+I2, ROT = [[1, 0], [0, 1]], [[1, -1], [1, 1]]
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_token_movie_run_saves_states_on_the_sphere_and_their_order_parameters(d):
+    res = token_movie_run(I2, ROT, d, 1.0, 0.5, 1.0, n=32, seed=3, horizon=20.0, n_frames=40)
+    assert res["X"].shape == (40, 32, d) and res["t"].shape == (40,)
+    assert np.allclose(np.linalg.norm(res["X"], axis=-1), 1, atol=1e-9)
+    assert np.all((res["r"] > -1e-9) & (res["r"] < 1 + 1e-9))
+    if d == 2:  # r = |R2| in d = 2, and R2 is that of the saved tokens
+        assert np.allclose(res["r"], np.abs(res["R2"]), atol=1e-9)
+        assert np.allclose(res["R2"], order_parameter_r2_tokens(res["X"]))
+    assert res["r"][-1] > 0.99  # A = I, V = I + J: clusters (rotating) within 20 tau
+
+
+def test_same_seed_same_movie():
+    a = token_movie_run(I2, I2, 2, 1.0, 1.0, 1.0, n=16, seed=1, horizon=5.0, n_frames=10)
+    b = token_movie_run(I2, I2, 2, 1.0, 1.0, 1.0, n=16, seed=1, horizon=5.0, n_frames=10)
+    assert np.array_equal(a["X"], b["X"])
+
+
+def test_movie_notebook_writes_small_gifs_from_saved_tokens(tmp_path):
+    import runpy
+    import types
+    from pathlib import Path
+
+    from PIL import Image
+
+    res = {}
+    for d in (2, 3):
+        r = token_movie_run(I2, ROT, d, 1.0, 0.5, 1.0, n=24, seed=2, horizon=10.0, n_frames=12)
+        res.update({f"d{d}_{k}": v for k, v in r.items()})
+    np.savez(tmp_path / "tokens.npz", **res)
+    sm = types.SimpleNamespace(input=types.SimpleNamespace(tokens=str(tmp_path / "tokens.npz")),
+                               output=types.SimpleNamespace(d2=str(tmp_path / "a_d2.gif"),
+                                                            d3=str(tmp_path / "a_d3.gif")),
+                               params=types.SimpleNamespace(title="test", fps=10, dpi=60))
+    nb = Path(__file__).resolve().parents[1] / "workflow/notebooks/movie.py"
+    runpy.run_path(str(nb), init_globals={"snakemake": sm})
+    for d in (2, 3):
+        gif = tmp_path / f"a_d{d}.gif"
+        assert 0 < gif.stat().st_size <= 3 * 2**20
+        with Image.open(gif) as im:
+            assert im.n_frames == 12

@@ -1,0 +1,94 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Movies: tokens of one scenario on the circle (d = 2) and on the sphere (d = 3)
+# Reads the saved trajectories (results/movies/<scenario>.npz, written by the movie_tokens rule);
+# never simulates. GIFs via matplotlib's Pillow writer (no ffmpeg).
+
+# %%
+import os
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from lsadyn.paper.io import atomic_path
+from lsadyn.paper.movie_frames import BlittedPillowWriter, circle_frames, sphere_frames, token_colours
+from lsadyn.paper.plotting import style
+
+try:
+    sm = snakemake  # noqa: F821 (injected by Snakemake)
+    TOKENS, OUT2, OUT3 = sm.input.tokens, sm.output.d2, sm.output.d3
+    TITLE, FPS, DPI = sm.params.title, sm.params.fps, sm.params.dpi
+except NameError:  # opened in Jupyter: read the default build
+    TOKENS = "results/movies/cluster_rotate.npz"
+    OUT2, OUT3 = "paper_figures/movies/cluster_rotate_d2.gif", "paper_figures/movies/cluster_rotate_d3.gif"
+    TITLE, FPS, DPI = "clusters rotate", 15, 80
+
+style()
+data = np.load(TOKENS)
+
+
+# %%
+def movie(d, out):
+    t, X, r = data[f"d{d}_t"], data[f"d{d}_X"], data[f"d{d}_r"]
+    R2, axis = data[f"d{d}_R2"], data[f"d{d}_axis"]
+    colours = token_colours(X[0])
+    fig = plt.figure(figsize=(4.2, 2.3), dpi=DPI, layout="constrained")
+    gs = fig.add_gridspec(1, 2, width_ratios=[1.1, 1])
+    ax = fig.add_subplot(gs[0], projection="3d" if d == 3 else None)
+    tr = fig.add_subplot(gs[1])
+    if d == 2:
+        update = circle_frames(ax, X[0], colours)
+        stamp = ax.text(0.0, 1.0, "", transform=ax.transAxes, fontsize=6, va="top")
+        tr.set_ylabel(r"$|R_2(t)|$ (orange: $R_2$ axis, left)")
+    else:
+        update = sphere_frames(ax, X[0], colours)
+        stamp = ax.text2D(0.0, 1.0, "", transform=ax.transAxes, fontsize=6, va="top")
+        tr.set_ylabel(r"$r(t) = (3\lambda_{\max}(M) - 1)/2$")
+    tr.plot(t, r, color="0.8", lw=0.8)
+    (line,) = tr.plot([], [], color="#D55E00", lw=1.2)
+    (dot,) = tr.plot([], [], "o", color="#D55E00", ms=3)
+    tr.set_xlim(0, t[-1])
+    tr.set_ylim(-0.02, 1.02)
+    tr.set_xlabel("$t$")
+    fig.suptitle(f"{TITLE}; d = {d}, n = {X.shape[1]}, linear attention", fontsize=7)
+
+    def frame(i):
+        moving = update(X[i], R2[i]) if d == 2 else update(X[i], axis[i], r[i])
+        stamp.set_text(f"$t$ = {t[i]:.1f}")
+        line.set_data(t[: i + 1], r[: i + 1])
+        dot.set_data([t[i]], [r[i]])
+        return [*moving, stamp, line, dot]
+
+    animated = frame(0)
+    for a in animated:
+        a.set_animated(True)
+    fig.canvas.draw()  # lay out once and keep the static parts as a background
+    fig.set_layout_engine("none")
+    background = fig.canvas.copy_from_bbox(fig.bbox)
+    writer = BlittedPillowWriter(fps=FPS)
+    with atomic_path(out) as tmp:
+        with writer.saving(fig, tmp, DPI):
+            for i in range(len(t)):
+                fig.canvas.restore_region(background)
+                for a in frame(i):
+                    fig.draw_artist(a)
+                writer.grab_frame()
+        os.chmod(tmp, 0o644)
+    plt.close(fig)
+
+
+# %%
+movie(2, OUT2)
+movie(3, OUT3)
