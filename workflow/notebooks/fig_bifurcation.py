@@ -13,7 +13,7 @@
 
 # %% [markdown]
 # # Saddle-node bifurcation (claim C5)
-# A = I, V = [[a + s, −μ], [μ, a − s]]: on |R₂| = 1, dφ/dt = 2β(μ + s sin φ) (Adler), threshold
+# A = I, V = [[a + s, −μ], [μ, a − s]]: on |R₂| = 1, dφ/dt = 2β(μ − s sin φ) (Adler), threshold
 # μ_c = s. Rotation period against μ (OA sweep) with π/(β√(μ² − s²)), and the fitted power law
 # near μ_c against the exponent −1/2. Reads results files only.
 
@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lsadyn.paper.io import read_csv
-from lsadyn.paper.plotting import COLUMN_WIDTH, regime_scatter, save_figure, style
+from lsadyn.paper.plotting import COLUMN_WIDTH, panel_letter, regime_scatter, save_figure, style
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -35,27 +35,37 @@ style()
 sim = read_csv(SIM)
 fit = read_csv(FIT).iloc[0]
 mu_c = fit.mu_c_theory
+beta = float(sim.beta.iloc[0])  # the β of the sweep (one value per experiment)
 
 # %%
-fig, (ax, ax2) = plt.subplots(2, 1, figsize=(COLUMN_WIDTH, 3.8))
+fig, (ax, ax2) = plt.subplots(2, 1, figsize=(COLUMN_WIDTH, 4.1))
 rot = sim[sim.regime_oa == "cluster_rotate"]
 mu = np.linspace(mu_c * 1.0005, sim.x.max(), 400)
-ax.plot(mu, np.pi / np.sqrt(mu**2 - mu_c**2), color="0.4", lw=0.8, ls="--", label=r"$\pi/(\beta\sqrt{\mu^2-s^2})$")
+ax.plot(mu, np.pi / (beta * np.sqrt(mu**2 - mu_c**2)), color="0.4", lw=0.8, ls="--",
+        label=rf"theory $\pi/(\beta\sqrt{{\mu^2-s^2}})$, $\beta = {beta:g}$")
 ax.plot(rot.x, rot.period_oa, "o", ms=2.5, color="#E69F00", label="OA sweep: period of $R_2$")
 regime_scatter(ax, sim.x, np.zeros(len(sim)), sim.regime_oa, size=8)
 ax.axvline(mu_c, color="0.3", lw=0.6, ls=":")
-ax.set_ylim(0, np.nanmax(rot.period_oa) * 1.1 if len(rot) else 1)
+ax.set_ylim(-3, np.nanmax(rot.period_oa) * 1.1 if len(rot) else 1)
 ax.set_xlabel(r"$\mu$")
-ax.set_ylabel("period")
-ax.legend(fontsize=5)
-ax.set_title(f"threshold $\\mu_c = s = {mu_c:g}$; sweep bracket [{fit.mu_converge_max:.3g}, {fit.mu_rotate_min:.3g}]")
+ax.set_ylabel("period of $R_2$")
+ax.legend(fontsize=6, loc="upper right", frameon=False)
+ax.set_title(f"threshold $\\mu_c = s = {mu_c:g}$; sweep bracket [{fit.mu_converge_max:.3g}, {fit.mu_rotate_min:.3g}]\n"
+             r"regimes on the axis: converge $\mu < \mu_c$, rotate $\mu > \mu_c$", fontsize=6)
+panel_letter(ax, "a", x=-0.1)
 near = rot[rot.x > mu_c]
 ax2.loglog(near.x - mu_c, near.period_oa, "o", ms=2.5, color="#E69F00", label="OA sweep")
-d = np.geomspace((near.x - mu_c).min(), (near.x - mu_c).max(), 50) if len(near) else np.array([1e-3, 1])
-ax2.loglog(d, fit.fit_prefactor * d**fit.fit_exponent, color="k", lw=0.6,
-           label=f"fit: exponent {fit.fit_exponent:.3f}")
-ax2.loglog(d, fit.theory_prefactor * d**-0.5, color="0.5", lw=0.6, ls="--", label="theory: exponent $-1/2$")
+close = near[near.kind == "near_threshold"] if (near.kind == "near_threshold").sum() >= 2 else near.nsmallest(5, "x")
+if len(near):
+    dd = np.geomspace((near.x - mu_c).min(), (near.x - mu_c).max(), 100)
+    ax2.loglog(dd, np.pi / (beta * np.sqrt((mu_c + dd) ** 2 - mu_c**2)), color="0.4", lw=0.8, ls="--",
+               label=r"theory $\pi/(\beta\sqrt{\mu^2-s^2})$")
+    d = np.geomspace((close.x - mu_c).min(), (close.x - mu_c).max(), 50)  # the power law holds near mu_c only
+    ax2.loglog(d, fit.fit_prefactor * d**fit.fit_exponent, color="k", lw=1.4, alpha=0.5,
+               label=f"fit near $\\mu_c$: exponent {fit.fit_exponent:.3f} (theory $-1/2$)")
 ax2.set_xlabel(r"$\mu - \mu_c$")
-ax2.set_ylabel("period")
-ax2.legend(fontsize=5)
+ax2.set_ylabel("period of $R_2$")
+ax2.legend(fontsize=6, loc="lower left", frameon=False)
+panel_letter(ax2, "b", x=-0.1)
+fig.suptitle(r"C5: saddle-node at $\mu_c = s$; on $|R_2| = 1$, $\dot\varphi = 2\beta(\mu - s\sin\varphi)$", fontsize=7)
 save_figure(fig, PDF, PNG, DPI)

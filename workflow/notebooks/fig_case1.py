@@ -20,7 +20,7 @@
 import numpy as np
 
 from lsadyn.paper.io import read_csv
-from lsadyn.paper.plotting import atlas_with_representatives, save_figure, style
+from lsadyn.paper.plotting import atlas_with_representatives, legend_above, save_figure, style
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -35,15 +35,16 @@ traj = np.load(TRAJ)
 
 # %%
 fig, ax = atlas_with_representatives(
-    sim, traj, f"OA regimes, {len(sim)} sampled $A$ ($V = I$); shaded: $\\mathrm{{tr}}A>0$ or $\\det A\\leq0$")
+    sim, traj, "C1 ($V = I$): clustering if $\\mathrm{tr}\\,A > 0$ or $\\det A \\leq 0$;\n"
+    f"OA regimes of {len(sim)} sampled $A$ in the $(\\mathrm{{tr}}\\,A, \\det A)$ plane")
 lim = np.nanmax(np.abs(sim[["x", "y"]].to_numpy())) * 1.05
 ax.axvspan(0, lim, color="0.93", zorder=0)
-ax.axhspan(-lim, 0, color="0.93", zorder=0, label="claim: clustering")
+ax.axhspan(-lim, 0, color="0.93", zorder=0, label="claim 1: clustering")
 tt = np.linspace(-lim, 0, 100)
 ax.plot(tt, tt**2 / 4, color="0.5", lw=0.6, ls="--", label=r"$\det A = (\mathrm{tr}A)^2/4$")
 ax.set_xlim(-lim, lim)
 ax.set_ylim(-lim, lim)
 ax.set_xlabel(r"$\mathrm{tr}\,A$")
 ax.set_ylabel(r"$\det A$")
-ax.legend(fontsize=5, loc="lower left", ncol=2)
+legend_above(ax)
 save_figure(fig, PDF, PNG, DPI)

@@ -20,7 +20,7 @@
 import numpy as np
 
 from lsadyn.paper.io import read_csv
-from lsadyn.paper.plotting import atlas_with_representatives, save_figure, style
+from lsadyn.paper.plotting import atlas_with_representatives, legend_above, save_figure, style
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -34,11 +34,12 @@ sim = read_csv(SIM)
 traj = np.load(TRAJ)
 
 # %%
-title = f"OA regimes, {len(sim)} sampled $V$ ($A = I$); shaded: claim 'clustering' ($\\lambda_{{\\max}}\\geq 0$)"
+title = ("C2 ($A = I$, $V$ symmetric): clustering iff $\\lambda_{\\max}(V) \\geq 0$;\n"
+         f"OA regimes of {len(sim)} sampled $V$")
 fig, ax = atlas_with_representatives(sim, traj, title)
-ax.axhspan(0, sim[["x", "y"]].max().max(), color="0.93", zorder=0)
+ax.axhspan(0, sim[["x", "y"]].max().max(), color="0.93", zorder=0, label="claim 2: clustering")
 ax.axhline(0, color="0.4", lw=0.6, ls="--")
 ax.set_xlabel(r"$\lambda_{\min}(V)$")
 ax.set_ylabel(r"$\lambda_{\max}(V)$")
-ax.legend(fontsize=5, loc="lower right")
+legend_above(ax)
 save_figure(fig, PDF, PNG, DPI)

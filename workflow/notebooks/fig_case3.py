@@ -21,7 +21,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lsadyn.paper.io import read_csv
-from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, regime_scatter, save_figure, style, token_panel
+from lsadyn.paper.plotting import (COLUMN_WIDTH, REGIME_STYLE, panel_letter, regime_scatter, save_figure, style,
+                                   token_panel)
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -36,30 +37,43 @@ traj = np.load(TRAJ)
 regimes = list(traj["regime"])
 
 # %%
-fig = plt.figure(figsize=(COLUMN_WIDTH, 4.4))
-gs = fig.add_gridspec(3, 2, height_ratios=[1.4, 0.9, 0.9])
-ax = fig.add_subplot(gs[0, :])
-regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=10)
-ax.axvline(0, color="0.4", lw=0.6, ls="--")
-ax.axvline(1, color="0.7", lw=0.6, ls=":")
-ax.axhline(0, color="0.7", lw=0.6, ls=":")
+fig = plt.figure(figsize=(COLUMN_WIDTH, 4.6))
+gs = fig.add_gridspec(3, 1, height_ratios=[1.5, 0.9, 0.9])
+ax = fig.add_subplot(gs[0])
+handles = regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=10)
+handles.append(ax.axvline(0, color="0.4", lw=0.6, ls="--", label=r"$\sigma = 0$: fixed points on $|R_2| = 1$ iff $\sigma \leq 0$"))
+ax.axvline(1, color="0.6", lw=0.6, ls=":")
+handles.append(ax.axhline(0, color="0.6", lw=0.6, ls=":", label=r"$A$, $V$ commute ($\sigma = 1$ or $\mu = 0$)"))
 ax.set_xlabel(r"$\sigma$  ($A = \mathrm{diag}(1,\sigma)$)")
 ax.set_ylabel(r"$\mu$  ($V = I + \mu J$)")
-ax.legend(fontsize=5, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-ax.set_title(r"OA regimes; dashed: $\sigma = 0$ (fixed points on $|R_2|=1$ iff $\sigma\leq0$); dotted: commuting")
+ax.legend(handles=handles, fontsize=6, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
+ax.set_title("C3: non-commuting $A$, $V$ give rotating clusters (OA regimes)", pad=30)
+panel_letter(ax, "a")
 if "cluster_rotate" in regimes:
     i = regimes.index("cluster_rotate")
     t = traj["t"][i]
-    token_panel(fig.add_subplot(gs[1, :]), t, traj["theta"][i], "cluster_rotate")
-    ax3 = fig.add_subplot(gs[2, :])
-    phase = np.unwrap(np.angle(traj["R2_oa"][i]))
-    part = np.unwrap(np.angle(traj["R2_particles"][i]))
+    ax2 = fig.add_subplot(gs[1])
+    token_panel(ax2, t, traj["theta"][i], "cluster_rotate")
     row = sim[sim.point_id == traj["point_id"][i]].iloc[0]
-    ax3.plot(t, phase - phase[0], color=REGIME_STYLE["cluster_rotate"]["color"], label="OA")
+    ax2.set_title(rf"tokens $\theta_k(t)$, $\sigma = {row.x:.2g}$, $\mu = {row.y:.2g}$")
+    ax2.set_ylabel(r"$\theta_k$ mod $2\pi$")
+    panel_letter(ax2, "b")
+    ax3 = fig.add_subplot(gs[2], sharex=ax2)
+    R2 = traj["R2_oa"][i]
+    phase = np.unwrap(np.angle(R2))
+    part = np.unwrap(np.angle(traj["R2_particles"][i]))
+    ax3.plot(t, phase - phase[0], color=REGIME_STYLE["cluster_rotate"]["color"], label=r"OA, $\arg R_2$")
     ax3.plot(t, part - part[0], color="k", lw=0.6, ls=":", label="$n$ tokens")
-    ax3.plot(t, row.rate_theory * t, color="0.5", lw=0.6, ls="--",
-             label=rf"$2\beta\mu\sqrt{{\sigma}}\,t$ ($\sigma$={row.x:.2g}, $\mu$={row.y:.2g})")
+    # the rate 2βμ√σ is derived on |R2| = 1: anchor the line where the OA solution reaches it
+    on = np.flatnonzero(1 - np.abs(R2) <= 1e-2)
+    if on.size:
+        k = on[0]
+        tt = t[k:]
+        ax3.plot(tt, phase[k] - phase[0] + row.rate_theory * (tt - t[k]), color="0.35", lw=0.8, ls="--",
+                 label=r"theory $2\beta\mu\sqrt{\sigma}\,(t - t_1)$, from $t_1$: $|R_2| \geq 0.99$")
+        ax3.axvline(t[k], color="0.7", lw=0.5, ls=":")
     ax3.set_xlabel("$t$")
-    ax3.set_ylabel(r"unwrapped $\arg R_2$")
-    ax3.legend(fontsize=5)
+    ax3.set_ylabel(r"$\arg R_2(t) - \arg R_2(0)$" "\n(unwrapped)")
+    ax3.legend(fontsize=6, loc="lower left" if row.rate_theory < 0 else "upper left", frameon=False)
+    panel_letter(ax3, "c")
 save_figure(fig, PDF, PNG, DPI)

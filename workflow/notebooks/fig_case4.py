@@ -23,7 +23,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lsadyn.paper.io import read_csv
-from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, regime_scatter, save_figure, style, token_panel
+from lsadyn.paper.plotting import (COLUMN_WIDTH, REGIME_STYLE, legend_above, panel_letter, regime_scatter, save_figure,
+                                   style, token_panel)
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -46,12 +47,14 @@ ax = fig.add_subplot(gs[0, :])
 regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=10)
 lim = np.abs(sim[["x", "y"]].to_numpy()).max()
 s = np.linspace(-lim, lim, 3)
-ax.plot(s, s, color="0.3", lw=0.8, ls="--", label="claim: $v_{11} = v_{12}$")
+ax.plot(s, s, color="0.3", lw=0.8, ls="--", label="claim as worded: $v_{11} = v_{12}$")
 ax.plot(s, -s, color="0.3", lw=0.8, ls=":", label="derived: $|v_{11}| = |v_{12}|$")
 ax.set_xlabel("$v_{11}$")
 ax.set_ylabel("$v_{12}$")
-ax.legend(fontsize=5, loc="lower center", bbox_to_anchor=(0.5, 1.02), ncol=2, title="OA regimes, $A = I$",
-          title_fontsize=6)
+legend_above(ax)
+panel_letter(ax, "a", x=-0.08)
+fig.suptitle("C4 ($A = I$, $V = [[v_{11}, v_{12}], [-v_{12}, -v_{11}]]$): closed orbits iff $|v_{11}| < |v_{12}|$;\n"
+             "OA regimes on the grid", fontsize=7)
 circle = np.exp(1j * np.linspace(0, 2 * np.pi, 200))
 for j, (R, title, key) in enumerate([(orb["R2"], f"$v_{{11}}={v11:g}, v_{{12}}={v12:g}$", "oscillate"),
                                      (orb["R2_converge"], f"$v_{{11}}={c11:g}, v_{{12}}={c12:g}$",
@@ -64,13 +67,17 @@ for j, (R, title, key) in enumerate([(orb["R2"], f"$v_{{11}}={v11:g}, v_{{12}}={
     a.set_aspect("equal")
     a.set_xlabel(r"$\mathrm{Re}\,R_2$")
     a.set_ylabel(r"$\mathrm{Im}\,R_2$")
-    a.set_title(title)
     if key == "oscillate":
-        a.text(0.5, -0.62, f"max rel. drift of $\\mathcal{{H}}$ along orbits: {orb['H_rel_drift'].max():.1e}",
-               transform=a.transAxes, fontsize=5, ha="center")
+        title += f"\nclosed; max $|\\Delta\\mathcal{{H}}/\\mathcal{{H}}|$ = {orb['H_rel_drift'].max():.1e}"
+    else:
+        title += "\nconvergence to clusters"
+    a.set_title(title, fontsize=6)
+    panel_letter(a, "bc"[j], x=-0.3)
 regimes = list(traj["regime"])
 for j, key in enumerate(["oscillate", "cluster_converge"]):
     if key in regimes:
         i = regimes.index(key)
-        token_panel(fig.add_subplot(gs[2, j]), traj["t"][i], traj["theta"][i], key)
+        a = fig.add_subplot(gs[2, j])
+        token_panel(a, traj["t"][i], traj["theta"][i], key)
+        panel_letter(a, "de"[j], x=-0.25)
 save_figure(fig, PDF, PNG, DPI)

@@ -13,15 +13,19 @@
 
 # %% [markdown]
 # # High dimension (claim C7): d = 2 behaviours at d = 100, LSA and USA side by side
-# r(t) = (d λ_max(M) − 1)/(d − 1), the angle swept by the leading axis of M, and histograms of
-# pairwise inner products ⟨x_i, x_j⟩ at the last time. Reads results files only.
+# r(t) = (d λ_max(M) − 1)/(d − 1), the angle swept by the leading axis of M (radians), and
+# histograms of pairwise inner products ⟨x_i, x_j⟩ at the last time. End markers: the observed
+# regime; filled/open: one cluster/antipodal pair (highdim.csv's cluster_shape, when present).
+# Reads results files only.
 
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
 
 from lsadyn.paper.io import read_csv
-from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, save_figure, style
+from matplotlib.lines import Line2D
+
+from lsadyn.paper.plotting import COLUMN_WIDTH, LINESTYLES, OKABE_ITO, REGIME_STYLE, panel_letter, save_figure, style
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -37,29 +41,51 @@ style()
 table = read_csv(TABLE)
 data = {s: np.load(p) for s, p in zip(SCEN, ARRAYS)}
 models = list(dict.fromkeys(table.model))
-colors = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000"]
+has_shape = "cluster_shape" in table.columns
+SHAPE_FACE = {"single": "filled", "antipodal_pair": "open"}
 
 # %%
-fig, axes = plt.subplots(3, len(models), figsize=(COLUMN_WIDTH, 5.6), sharey="row", squeeze=False,
+fig, axes = plt.subplots(3, len(models), figsize=(COLUMN_WIDTH, 6.0), sharey="row", squeeze=False,
                          gridspec_kw={"height_ratios": [1.4, 1, 1]})
+seen = {}
 for j, model in enumerate(models):
     for k, s in enumerate(SCEN):
         a = data[s]
         row = table[(table.scenario == s) & (table.model == model)].iloc[0]
         t = a[f"{model}_t"]
-        lab = f"{s}: {REGIME_STYLE[row.regime]['label']}".replace("_", " ")
-        axes[0, j].plot(t / t[-1], a[f"{model}_r"], color=colors[k % 7], label=lab)
-        axes[1, j].plot(t / t[-1], a[f"{model}_swept_angle"], color=colors[k % 7])
+        style_k = dict(color=OKABE_ITO[k % len(OKABE_ITO)], ls=LINESTYLES[k % len(LINESTYLES)], lw=0.9)
+        axes[0, j].plot(t / t[-1], a[f"{model}_r"], **style_k)
+        st = REGIME_STYLE[row.regime]
+        shape = str(row.cluster_shape) if has_shape else ""
+        face = "white" if shape == "antipodal_pair" else style_k["color"]
+        axes[0, j].plot([1.0], [a[f"{model}_r"][-1]], marker=st["marker"], ms=4, mfc=face, mec="k", mew=0.5,
+                        ls="", clip_on=False, zorder=5)
+        seen[row.regime] = st
+        axes[1, j].plot(t / t[-1], a[f"{model}_swept_angle"], **style_k)
         edges = a[f"{model}_bin_edges"]
         centres = (edges[1:] + edges[:-1]) / 2
-        axes[2, j].plot(centres, a[f"{model}_histograms"][-1], color=colors[k % 7], drawstyle="steps-mid")
+        axes[2, j].plot(centres, a[f"{model}_histograms"][-1], drawstyle="steps-mid", **style_k)
     d = int(table.d.iloc[0])
-    axes[0, j].set_title(f"{model.upper()}, d = {d}, n = {int(table.n_tokens.iloc[0])}")
+    axes[0, j].set_title(f"{model.upper()}, $d = {d}$, $n = {int(table.n_tokens.iloc[0])}$")
     axes[0, j].set_xlabel(r"$t/t_{\max}$")
     axes[1, j].set_xlabel(r"$t/t_{\max}$")
     axes[2, j].set_xlabel(r"$\langle x_i, x_j\rangle$ at $t_{\max}$")
-    axes[0, j].legend(fontsize=4, loc="upper center", bbox_to_anchor=(0.5, -0.3), frameon=False)
-axes[0, 0].set_ylabel(r"$r(t)$")
-axes[1, 0].set_ylabel("axis angle swept")
-axes[2, 0].set_ylabel("density")
+    for i in range(3):
+        panel_letter(axes[i, j], "abcdef"[2 * i + j] if len(models) == 2 else "abcdefghi"[3 * i + j], x=-0.12)
+axes[0, 0].set_ylabel(r"$r(t)$, order parameter")
+axes[1, 0].set_ylabel("angle swept by the\nleading axis of $M$ (rad)")
+axes[2, 0].set_ylabel("density of pairs")
+table_expect = table.drop_duplicates("scenario").set_index("scenario").expect
+handles = [Line2D([], [], color=OKABE_ITO[k % len(OKABE_ITO)], ls=LINESTYLES[k % len(LINESTYLES)], lw=0.9,
+                  label=f"{s.replace('_', ' ')}" + (f" (d = 2: {REGIME_STYLE[table_expect[s]]['short']})"
+                                                     if table_expect.get(s, "") else " (no d = 2 prediction)"))
+           for k, s in enumerate(SCEN)]
+handles += [Line2D([], [], marker=st["marker"], ls="", mfc="0.6", mec="k", mew=0.5, ms=4,
+                   label=f"observed: {st['label']}") for st in seen.values()]
+if has_shape:
+    handles += [Line2D([], [], marker="o", ls="", mfc="0.6", mec="k", ms=4, label="filled: one cluster"),
+                Line2D([], [], marker="o", ls="", mfc="white", mec="k", ms=4, label="open: antipodal pair")]
+fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=6, frameon=False)
+fig.suptitle(f"C7: the $d = 2$ behaviours persist at $d = {d}$ (LSA and USA)",
+             fontsize=7)
 save_figure(fig, PDF, PNG, DPI)

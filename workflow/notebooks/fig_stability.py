@@ -21,10 +21,11 @@
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import NullFormatter
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
 from lsadyn.paper.io import read_csv
-from lsadyn.paper.plotting import COLUMN_WIDTH, save_figure, style
+from lsadyn.paper.plotting import COLUMN_WIDTH, OKABE_ITO, panel_letter, save_figure, style
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -37,35 +38,68 @@ except NameError:  # opened in Jupyter: read the default build
 
 style()
 st = read_csv(TABLE)
-regimes = list(dict.fromkeys(st.regime))
-fam_style = {"harmonics": ("o", "#0072B2"), "von_mises": ("s", "#E69F00"), "clumps": ("^", "#009E73"),
-             "random": ("D", "#CC79A7")}
+# panels: the theorem's hypotheses first, then the regimes outside them
+regimes = sorted(dict.fromkeys(st.regime), key=lambda r: not bool(st[st.regime == r].hypothesis.iloc[0]))
+fam_style = {"harmonics": ("o", OKABE_ITO[0]), "von_mises": ("s", OKABE_ITO[1]), "clumps": ("^", OKABE_ITO[2]),
+             "random": ("D", OKABE_ITO[4])}
+FAMILY_LABEL = {"harmonics": r"density $1 + s\cos 2\theta$", "von_mises": "von Mises mixture",
+                "clumps": "equal clumps", "random": "random sample"}
+FLOOR = 1e-6  # discrepancies below this are drawn on it (open markers): zero up to the integration tolerance
+
+
+def title_lines(statement, hypothesis):
+    """A config statement ('A = I, lambda_max(V) > 0', 'A = I, V = I + J (rotating clusters)') as two
+    title lines: the matrices as maths, then the note and whether the theorem applies."""
+    head, _, note = statement.partition(" (")
+    math = head.replace("lambda_max", r"\lambda_{\max}").replace("sym(A)", r"\mathrm{sym}(A)")
+    math = math.replace("positive definite", r"\succ 0").replace(", ", r",\ ")
+    tag = "theorem applies" if hypothesis else "outside the theorem"
+    return f"${math}$\n" + (f"{note.rstrip(')')}\n" if note else "") + tag
+
 
 # %%
 ncol = 2
 nrow = int(np.ceil(len(regimes) / ncol))
-fig, axes = plt.subplots(nrow, ncol, figsize=(COLUMN_WIDTH, 1.6 * nrow + 0.4), sharex=True, sharey=True,
+fig, axes = plt.subplots(nrow, ncol, figsize=(COLUMN_WIDTH, 1.75 * nrow + 0.75), sharex=True, sharey=True,
                          squeeze=False)
-floor = 1e-6
-for ax, reg in zip(axes.flat, regimes):
+for k, (ax, reg) in enumerate(zip(axes.flat, regimes)):
     g = st[st.regime == reg]
     for fam, (marker, color) in fam_style.items():
         f = g[g.family == fam]
-        same = f.regime_tokens == f.regime_oa
-        ax.scatter(f.eps[same], np.maximum(f.discrepancy[same], floor), marker=marker, color=color, s=10,
-                   label=fam.replace("_", " "))
-        ax.scatter(f.eps[~same], np.maximum(f.discrepancy[~same], floor), marker="x", color=color, s=12)
+        same = (f.regime_tokens == f.regime_oa).to_numpy()
+        low = (f.discrepancy < FLOOR).to_numpy()
+        y = np.maximum(f.discrepancy, FLOOR)
+        ax.scatter(f.eps[same & ~low], y[same & ~low], marker=marker, color=color, s=11, linewidths=0.4)
+        ax.scatter(f.eps[same & low], y[same & low], marker=marker, facecolors="none", edgecolors=color, s=11,
+                   linewidths=0.7)
+        ax.scatter(f.eps[~same], y[~same], marker="x", color=color, s=14, linewidths=0.8)
     ax.axvline(EPS, color="0.4", lw=0.6, ls="--")
+    ax.axhline(FLOOR, color="0.8", lw=0.5, zorder=0)
     ax.set_xscale("log")
+    ax.set_ylim(FLOOR / 4, max(float(st.discrepancy.max()), 1e-3) * 4)
     ax.set_yscale("log")
+    ax.set_title(title_lines(str(g.statement.iloc[0]), bool(g.hypothesis.iloc[0])), fontsize=6, loc="left")
+    panel_letter(ax, "abcdefgh"[k], x=-0.04)
+lo, hi = st.eps.min() / 1.5, st.eps.max() * 1.5
+ticks = [v for v in (0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0) if lo <= v <= hi]
+for ax in axes.flat:
+    ax.set_xlim(lo, hi)
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_minor_formatter(NullFormatter())
-    tag = "theorem" if bool(g.hypothesis.iloc[0]) else "outside theorem"
-    ax.set_title(f"{g.statement.iloc[0]}\n({tag})", fontsize=5.5)
+axes[0, 0].text(EPS * 1.08, 0.97, rf"$\varepsilon_{{\rm small}} = {EPS:g}$", transform=axes[0, 0].get_xaxis_transform(),
+                fontsize=6, va="top", ha="left", color="0.3")
 for ax in axes[-1]:
-    ax.set_xlabel(r"$\varepsilon = d_{BL}(\mu_0, \mathrm{unif})$")
+    ax.set_xlabel(r"$\varepsilon = d_{\rm BL}(\mu_0, \mathrm{uniform})$")
 for ax in axes[:, 0]:
-    ax.set_ylabel(r"$|R_2^{\rm tok} - R_2^{\rm OA}|$")
+    ax.set_ylabel(r"$|R_2^{\rm tokens} - R_2^{\rm OA}|$ at the end")
 for ax in axes.flat[len(regimes):]:
     ax.set_visible(False)
-axes[0, 0].legend(fontsize=4.5, loc="lower right")
+handles = [Line2D([], [], ls="", marker=m, color=c, ms=3.5, label=FAMILY_LABEL[f]) for f, (m, c) in fam_style.items()]
+handles += [Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", ms=3.5, label=rf"$< 10^{{-6}}$, drawn at $10^{{-6}}$"),
+            Line2D([], [], ls="", marker="x", color="0.3", ms=4, label="regime differs from OA"),
+            Line2D([], [], ls="--", color="0.4", lw=0.6, label=r"$\varepsilon_{\rm small}$: claim checked left of it")]
+fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=6, frameon=False)
+fig.suptitle("C6: data off the OA manifold at distance $\\varepsilon$ reach the OA regime", fontsize=7)
 save_figure(fig, PDF, PNG, DPI)

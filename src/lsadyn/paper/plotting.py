@@ -1,5 +1,6 @@
 """One figure style for every paper figure: Okabe–Ito colours (colour-blind safe) plus a marker
-per regime, 7-pt text, one-column width (3.4 in). Plot helpers read arrays, never simulate."""
+per regime, 7-pt text, legends at 6 pt, bold panel letters, one-column width (3.4 in). Plot helpers
+read arrays, never simulate."""
 
 from __future__ import annotations
 
@@ -26,9 +27,28 @@ RC = {
 }
 
 
+#: Okabe–Ito palette (Wong, Nature Methods 8, 441 (2011)), distinguishable under common colour-vision
+#: deficiencies; pair each colour with a line style or marker where lines may overlap.
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
+LINESTYLES = ["-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 1)), (0, (3, 1))]
+
+
 def style():
     """Apply the project style (call once per figure script)."""
     plt.rcParams.update(RC)
+
+
+def panel_letter(ax, letter, x=-0.1, y=1.02):
+    """Bold panel letter "(a)" at the top left, outside the data area."""
+    ax.text(x, y, f"({letter})", transform=ax.transAxes, ha="right", va="bottom", fontsize=8,
+            fontweight="bold")
+
+
+def legend_above(ax, handles=None, ncol=2):
+    """A 6-pt legend in a row above the axes (never over data)."""
+    kw = dict(fontsize=6, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=ncol, frameon=False,
+              handlelength=1.5, columnspacing=1.0)
+    return ax.legend(handles=handles, **kw) if handles is not None else ax.legend(**kw)
 
 
 def regime_scatter(ax, x, y, labels, size=9):
@@ -76,19 +96,24 @@ def save_figure(fig, pdf, png, dpi):
 
 def atlas_with_representatives(sim, traj, title):
     """Figure for an atlas case: regime scatter of (x, y) on top (returned for the caller's
-    claim overlay), |R₂(t)| of the representatives (OA in colour, tokens dotted), and one token
-    space-time panel per representative regime. Returns (fig, atlas_axes)."""
+    claim overlay and legend), |R₂(t)| of the representatives (OA in colour, tokens dotted), and one
+    token space-time panel per representative regime; panel letters (a), (b), (c)…, the claim in the
+    figure title. Returns (fig, atlas_axes)."""
     k = len(traj["regime"])
-    fig = plt.figure(figsize=(COLUMN_WIDTH, 4.6))
-    gs = fig.add_gridspec(3, max(k, 1), height_ratios=[1.5, 0.8, 0.8])
+    fig = plt.figure(figsize=(COLUMN_WIDTH, 4.9))
+    gs = fig.add_gridspec(3, max(k, 1), height_ratios=[1.6, 0.8, 0.8])
     ax = fig.add_subplot(gs[0, :])
     regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=7)
-    ax.set_title(title)
+    fig.suptitle(title, fontsize=7)
+    panel_letter(ax, "a", x=-0.08)
     ax2 = fig.add_subplot(gs[1, :])
     r2_panel(ax2, traj["t"], traj["R2_oa"], traj["regime"])
     for t, rp in zip(traj["t"], traj["R2_particles"]):
         ax2.plot(t / t[-1], np.abs(rp), color="k", lw=0.5, ls=":")
-    ax2.set_title("OA (colour) and $n$ tokens (dotted)")
+    ax2.set_title("representatives: OA (colour) and $n$ tokens (dotted)")
+    panel_letter(ax2, "b", x=-0.08)
     for i in range(k):
-        token_panel(fig.add_subplot(gs[2, i]), traj["t"][i], traj["theta"][i], traj["regime"][i])
+        axi = fig.add_subplot(gs[2, i])
+        token_panel(axi, traj["t"][i], traj["theta"][i], traj["regime"][i])
+        panel_letter(axi, "cdefgh"[i], x=-0.25)
     return fig, ax

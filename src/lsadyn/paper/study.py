@@ -155,7 +155,10 @@ def representative_trajectories(sim: pd.DataFrame, cfg: dict, seed: int) -> dict
 
     ``cfg``: {n_tokens, horizon (in units of τ), n_samples}. Returns arrays for ``np.savez``.
     """
-    picks = sim.drop_duplicates("regime_oa").sort_values("regime_oa")
+    # first point of each regime; for `oscillate` the shortest OA period, so the window shows oscillations
+    key = np.where(sim.regime_oa == "oscillate", sim.period_oa.astype(float).fillna(np.inf), 0.0)
+    picks = sim.assign(_key=key).sort_values(["_key"], kind="stable").drop_duplicates("regime_oa")
+    picks = picks.drop(columns="_key").sort_values("regime_oa")
     A, V, beta = matrices(picks)
     theta0 = uniform_angles(cfg["n_tokens"], seed)
     out = {"regime": picks.regime_oa.to_numpy(str), "point_id": picks.point_id.to_numpy(),
