@@ -30,12 +30,14 @@ def test_tally_counts_rows_and_claim_verdicts():
     assert t.claims_pass == ["C1", "C7"] and t.claims_fail == ["C4"]
 
 
-def test_informational_rows_never_pass_or_fail():
+def test_informational_rows_never_count_toward_a_verdict():
     df = claims()
-    df.loc[1, "pass"] = True  # informational rows do not count, whatever their pass cell says
+    df.loc[1, "pass"] = True  # an informational row whose own statement held
     c = normalise_claims(df)
-    assert not c.loc[1, "pass"] and c.loc[1, "informational"]
-    assert tally(df).passing == 3
+    assert c.loc[1, "pass"] and c.loc[1, "informational"]
+    assert tally(df).passing == 3 and tally(df).informational == 1
+    df.loc[0, "informational"] = True  # C1 then has no decided row left: no verdict, not a pass
+    assert "C1" not in tally(df).claims_pass + tally(df).claims_fail
 
 
 def test_strings_from_csv_read_as_booleans(tmp_path):
@@ -65,7 +67,7 @@ def test_findings_markdown_has_a_section_per_claim_with_its_counts():
         assert f"\n## {claim}\n" in md
     assert "**2 of 3 claims pass** (C1, C7); failing: C4" in md
     assert "| C4a-oa | as worded | oa | 12 / 28 | FAIL | 16 contradicting |" in md
-    assert "| C1c-oa | not covered | oa | 0 / 5 | informational |" in md
+    assert "| C1c-oa | not covered | oa | 0 / 5 | informational (did not hold) |" in md
     assert "d = 20, n = 64" in md and "seed 7" in md
 
 

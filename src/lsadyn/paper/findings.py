@@ -3,10 +3,11 @@ what was tested, counts, key numbers from the results tables, verdict, notes), t
 HTML page of the Snakemake report, the claims table as a coloured HTML table, and the short summary
 printed at the end of every build. Nothing here computes science: it only reads tables.
 
-Claims table columns (written by :mod:`lsadyn.paper.claims`): ``id, claim, statement, method,
-n_tested, n_agree, pass, informational, evidence, note``. A claim passes when every row of it that
-is not informational passes; informational rows (outside the claim's hypotheses) are shown but do
-not count.
+Claims table columns (written by :mod:`lsadyn.paper.claims`, explained in
+workflow/report/claims_legend.md): ``id, claim, statement, method, n_tested, n_agree, pass,
+informational, evidence, note``. A claim passes when every row of it that is not informational
+passes; informational rows (outside the claim's hypotheses) are shown, with whether their own
+statement held, but do not count.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def normalise_claims(df: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in CLAIM_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"claims table: missing column(s) {', '.join(missing)}")
-    df["pass"] = [(_as_bool(p) and not _as_bool(i)) for p, i in zip(df["pass"], df["informational"])]
+    df["pass"] = [_as_bool(p) for p in df["pass"]]  # for informational rows: whether their own statement held
     df["informational"] = [_as_bool(i) for i in df["informational"]]
     for col in ("statement", "method", "evidence", "note"):
         df[col] = df[col].fillna("").astype(str)
@@ -179,7 +180,9 @@ def _claim_rows_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def verdict_word(passed: bool, informational: bool) -> str:
-    return "informational" if informational else ("pass" if passed else "FAIL")
+    if informational:
+        return "informational (held)" if passed else "informational (did not hold)"
+    return "pass" if passed else "FAIL"
 
 
 def build_description(settings: dict) -> str:
