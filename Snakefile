@@ -4,10 +4,17 @@ import sys
 
 from snakemake.utils import min_version, validate
 
-from lsadyn.paper.config import check_config
+from lsadyn.paper.config import check_config, load_config_file
 from lsadyn.paper.findings import build_summary
+from lsadyn.paper.interrupts import finish as finish_interrupted
+from lsadyn.paper.interrupts import install as install_interrupt_handlers
 
 min_version("9.0")
+
+try:  # a YAML syntax error, with its line and column, before Snakemake's own less precise message
+    load_config_file("workflow/config/config.yaml")
+except ValueError as err:
+    sys.exit(f"lsadyn: invalid configuration: {err}")
 
 
 report: "workflow/report/workflow.rst"
@@ -21,6 +28,15 @@ try:  # one line naming the offending key, before any job runs
 except ValueError as err:
     sys.exit(f"lsadyn: invalid configuration: {err}")
 validate(config, "workflow/schemas/config.schema.yaml")  # fills in defaults
+
+
+# SIGTERM/SIGINT: one message, running jobs drain, exit code 143/130 (lsadyn.paper.interrupts)
+onstart:
+    install_interrupt_handlers(workflow)
+
+
+onerror:
+    finish_interrupted(log)
 
 
 include: "workflow/rules/common.smk"

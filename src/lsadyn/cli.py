@@ -1,14 +1,43 @@
 """Command line: ``lsadyn regime --A '[[1,0],[0,1]]' --V '[[1,0],[0,1]]' [--method oa|ws|particles] [--json]``.
 
-Bad input exits with code 2 and one line on stderr naming the argument (never a traceback).
+Matrices are JSON or ``@file`` (``.npy``, or ``.txt`` / ``.csv`` text, any d). Before integrating the
+run's memory and time are estimated (:mod:`lsadyn.budget`): too big a run is refused, a long one
+announced, and a progress bar is shown on a terminal.
+
+Exit codes: 0 done; 2 bad input, refused run or out of memory (one line on stderr naming the
+argument, never a traceback); 130 interrupted (Ctrl-C / SIGINT or SIGTERM, one line).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import math
+import signal
 import sys
+import warnings
+
+METHODS = {
+    "oa": "Ott-Antonsen ODE for R2 (d = 2, LSA; exact on the OA manifold; fast)",
+    "ws": "Watanabe-Strogatz reduction of --n tokens (d = 2, LSA; exact for any n)",
+    "particles": "direct simulation of --n tokens on the sphere (any d; --model lsa/usa/sa)",
+}
+MODELS = {
+    "lsa": "linear self-attention, h(y) = y",
+    "usa": "unnormalised softmax attention, h(y) = exp(y)",
+    "sa": "softmax attention (normalised)",
+}
+#: Options that only apply to some methods: passing them with another method is an error.
+APPLIES_TO = {"model": ("particles",), "n": ("ws", "particles"), "seed": ("ws", "particles"),
+              "tokens": ("particles",)}
+DEFAULTS = {"beta": "1", "method": "oa", "model": "lsa", "n": "500", "seed": "0", "horizon": "400"}
+
+
+def _labels():
+    from .regimes import LABELS
+
+    return LABELS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -17,11 +46,7 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _matrix(text: str, name: str):
-    try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, TypeError):
-        raise ValueError(f"{name}: not a JSON matrix such as '[[1,0],[0,1]]': {text!r}") from None
+def _check_rows(value, name):
     if not isinstance(value, list) or not all(isinstance(row, list) for row in value):
         raise ValueError(f"{name}: expected a list of rows such as '[[1,0],[0,1]]'")
     for row in value:
@@ -33,44 +58,165 @@ def _matrix(text: str, name: str):
     return value
 
 
+def _load_file(path: str, name: str):
+    """Array from ``.npy`` (no pickles) or a whitespace/comma separated text file (``.txt``/``.csv``)."""
+    import numpy as np
+
+    try:
+        if path.endswith(".npy"):
+            return np.load(path, allow_pickle=False)
+        with open(path) as fh:
+            text = fh.read()
+        if not text.strip():
+            raise ValueError("file is empty")
+        sep = "," if path.endswith(".csv") or ("," in text) else None
+        rows = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        data = [[float(x) for x in (ln.split(sep) if sep else ln.split())] for ln in rows]
+        if len({len(r) for r in data}) > 1:
+            raise ValueError("rows have different lengths")
+        arr = np.array(data, dtype=float)
+        return arr[:, 0] if arr.ndim == 2 and arr.shape[1] == 1 else arr
+    except FileNotFoundError:
+        raise ValueError(f"{name}: file not found: {path}") from None
+    except IsADirectoryError:
+        raise ValueError(f"{name}: is a directory: {path}") from None
+    except (ValueError, OSError, EOFError) as err:
+        raise ValueError(f"{name}: cannot read {path} ({' '.join(str(err).split())[:100]})") from None
+
+
+def _matrix(text: str, name: str):
+    if text.startswith("@"):
+        return _load_file(text[1:], name)
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        raise ValueError(f"{name}: not a JSON matrix such as '[[1,0],[0,1]]' (or @file.npy/.txt/.csv): "
+                         f"{text[:60]!r}") from None
+    return _check_rows(value, name)
+
+
 def _parser():
+    labels = ", ".join(_labels())
     p = _Parser(prog="lsadyn", description="Dynamics of deep linear transformers.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    r = sub.add_parser("regime", help="long-time regime of (A, V, beta)")
-    r.add_argument("--A", required=True, help="key-query matrix as JSON, e.g. '[[1,0],[0,1]]'")
-    r.add_argument("--V", required=True, help="value matrix as JSON")
-    r.add_argument("--beta", default="1", help="inverse temperature > 0 (default 1)")
-    r.add_argument("--method", choices=["oa", "ws", "particles"], default="oa")
-    r.add_argument("--model", choices=["lsa", "usa", "sa"], default="lsa", help="particles only")
-    r.add_argument("--n", default="500", help="tokens for ws/particles (>= 2)")
-    r.add_argument("--seed", default="0", help="seed of the initial tokens")
-    r.add_argument("--horizon", default="400", help="integration time in units of 1/(beta |A| |V|)")
+    epilog = (
+        "methods:\n" + "".join(f"  {k:<10} {v}\n" for k, v in METHODS.items())
+        + "models (--method particles):\n" + "".join(f"  {k:<10} {v}\n" for k, v in MODELS.items())
+        + f"regimes printed: {labels}\n"
+        "matrices: JSON ('[[1,0],[0,1]]') or @file: .npy, or .txt/.csv text (rows on lines), any d\n"
+        "limits: runs estimated over the memory/time limits are refused (see --max-memory, --max-seconds);\n"
+        "exit codes: 0 ok, 2 bad input / refused / out of memory, 130 interrupted"
+    )
+    r = sub.add_parser("regime", help="long-time regime of (A, V, beta)", epilog=epilog,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    r.add_argument("--A", required=True, help="key-query matrix A = Q^T K: JSON, e.g. '[[1,0],[0,1]]', or @file")
+    r.add_argument("--V", required=True, help="value matrix V: JSON or @file (same size as A)")
+    r.add_argument("--beta", default=None, help=f"inverse temperature > 0 (default {DEFAULTS['beta']})")
+    r.add_argument("--method", choices=list(METHODS), default=None, metavar="{" + ",".join(METHODS) + "}",
+                   help=f"how the regime is computed (default {DEFAULTS['method']}; see below)")
+    r.add_argument("--model", choices=list(MODELS), default=None, metavar="{" + ",".join(MODELS) + "}",
+                   help=f"attention model, --method particles only (default {DEFAULTS['model']})")
+    r.add_argument("--n", default=None, help=f"tokens, --method ws/particles, >= 2 (default {DEFAULTS['n']})")
+    r.add_argument("--seed", default=None, help=f"seed of the random initial tokens, >= 0 (default {DEFAULTS['seed']})")
+    r.add_argument("--tokens", default=None, metavar="@FILE",
+                   help="initial tokens instead of random ones, --method particles: @file (.npy/.txt/.csv) "
+                        "holding an n x d array, or n angles when d = 2")
+    r.add_argument("--horizon", default=None,
+                   help=f"integration time in units of 1/(beta |A|_2 |V|_2), > 0 (default {DEFAULTS['horizon']})")
+    r.add_argument("--max-memory", default=None, metavar="GB",
+                   help="refuse runs estimated above this memory (default: half the machine's RAM)")
+    r.add_argument("--max-seconds", default=None, metavar="S",
+                   help="refuse runs estimated above this time (default 3600; 'inf' disables)")
     r.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 
 
-def _run_regime(args):
-    from .api import predict_regime, simulate_regime, ws_regime
-    from .validation import as_int_at_least, as_positive_float
+def _resolve(args):
+    """Reject options that do not apply to the method; fill in defaults."""
+    method = args.method or DEFAULTS["method"]
+    for opt, methods in APPLIES_TO.items():
+        if getattr(args, opt) is not None and method not in methods:
+            raise ValueError(f"--{opt}: applies to --method {'/'.join(methods)} only, not --method {method}")
+    for key, value in DEFAULTS.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    return args
 
-    A = _matrix(args.A, "--A")
-    V = _matrix(args.V, "--V")
+
+def _accepts(func, name) -> bool:
+    return name in inspect.signature(func).parameters
+
+
+def _run_regime(args):
+    import numpy as np
+
+    from . import budget
+    from .api import predict_regime, simulate_regime, ws_regime
+    from .validation import as_int_at_least, as_positive_float, as_square_matrix
+
+    args = _resolve(args)
+    A = as_square_matrix(_matrix(args.A, "--A"), "--A")
+    V = as_square_matrix(_matrix(args.V, "--V"), "--V", d=A.shape[0])
     beta = as_positive_float(args.beta, "--beta")
     n = as_int_at_least(args.n, "--n", 2)
     seed = as_int_at_least(args.seed, "--seed", 0)
     horizon = as_positive_float(args.horizon, "--horizon")
+    d = A.shape[0]
+    if args.method in ("oa", "ws") and d != 2:
+        raise ValueError(f"--A: --method {args.method} needs d = 2, got {d}x{d} (use --method particles)")
+    extra = {}
+    if args.tokens is not None:
+        if not args.tokens.startswith("@"):
+            raise ValueError("--tokens: expected @file (.npy, .txt or .csv)")
+        X0 = np.asarray(_load_file(args.tokens[1:], "--tokens"), dtype=float)
+        if not _accepts(simulate_regime, "X0"):
+            raise ValueError("--tokens: this lsadyn's simulate_regime has no X0 argument yet")
+        if not np.all(np.isfinite(X0)):
+            raise ValueError("--tokens: contains NaN or inf")
+        if X0.ndim == 2 and X0.shape[1] != d:
+            raise ValueError(f"--tokens: {X0.shape[0]} x {X0.shape[1]} array, expected n x {d} (d of --A)")
+        if X0.ndim == 1 and d != 2:
+            raise ValueError(f"--tokens: angles need d = 2, --A is {d}x{d}")
+        if X0.ndim not in (1, 2) or X0.shape[0] < 2:
+            raise ValueError(f"--tokens: expected an n x d array (n >= 2) or n angles, got shape {X0.shape}")
+        n = X0.shape[0]
+        extra["X0"] = X0
+    max_bytes = None if args.max_memory is None else as_positive_float(args.max_memory, "--max-memory") * 1e9
+    max_seconds = (None if args.max_seconds is None
+                   else math.inf if str(args.max_seconds).strip().lower() == "inf"
+                   else as_positive_float(args.max_seconds, "--max-seconds"))
+    model = {"oa": "oa", "ws": "ws"}.get(args.method, args.model)
+    n_samples = 4000 if args.method == "particles" else 8000
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", budget.LongRunWarning)
+        cost = budget.check_budget(n, d, model, horizon, n_samples, max_bytes=max_bytes, max_seconds=max_seconds,
+                                   names={"n": "--n", "horizon": "--horizon", "max_bytes": "--max-memory",
+                                          "max_seconds": "--max-seconds"})
+    if cost.seconds > budget.WARN_SECONDS:
+        sys.stderr.write(f"lsadyn: note: long run, estimated {cost.describe()}\n")
+    progress = budget.Progress(desc=f"lsadyn {args.method}", mode="auto")
+    if progress.mode == "log" and not sys.stderr.isatty():
+        progress = budget.Progress(mode="silent")
+    runner = {"oa": predict_regime, "ws": ws_regime, "particles": simulate_regime}[args.method]
+    if _accepts(runner, "progress"):
+        extra["progress"] = progress
+    if _accepts(runner, "max_bytes"):  # the API checks the budget itself: pass the user's limits on
+        extra.update(max_bytes=max_bytes, max_seconds=max_seconds)
     try:
-        if args.method == "oa":
-            res = predict_regime(A, V, beta, horizon=horizon)
-        elif args.method == "ws":
-            res = ws_regime(A, V, beta, n=n, seed=seed, horizon=horizon)
-        else:
-            res = simulate_regime(A, V, beta, n=n, seed=seed, model=args.model, horizon=horizon)
-    except ValueError as e:  # messages name the library argument: map A/V to the CLI flags
+        with progress, warnings.catch_warnings():
+            warnings.simplefilter("ignore", budget.LongRunWarning)
+            if args.method == "oa":
+                res = predict_regime(A, V, beta, horizon=horizon, **extra)
+            elif args.method == "ws":
+                res = ws_regime(A, V, beta, n=n, seed=seed, horizon=horizon, **extra)
+            else:
+                res = simulate_regime(A, V, beta, n=n, seed=seed, model=args.model, horizon=horizon, **extra)
+    except ValueError as e:  # messages name the library argument: map them to the CLI flags
         msg = str(e)
-        for key in ("A", "V", "beta", "n", "d"):
+        for key in ("A", "V", "beta", "n", "d", "seed", "horizon", "X0", "max_bytes", "max_seconds"):
+            flag = {"X0": "tokens", "max_bytes": "max-memory", "max_seconds": "max-seconds"}.get(key, key)
             if msg.startswith(f"{key}:"):
-                msg = f"--{key}{msg[len(key):]}"
+                msg = f"--{flag}{msg[len(key):]}"
         raise ValueError(msg) from None
     out = {
         "regime": res.regime,
@@ -79,23 +225,44 @@ def _run_regime(args):
         "period": res.period,
         "method": args.method,
     }
+    if args.method == "particles":
+        out["model"] = args.model
+    notes = [f"{k} is not finite (undefined for this regime or lost to overflow)"
+             for k in ("abs_R2", "arg_R2_rate", "period") if isinstance(out[k], float) and math.isinf(out[k])]
     if args.json:
-        print(json.dumps({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in out.items()}))
+        print(json.dumps({k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}))
     else:
         print(
             f"regime: {res.regime}\n|R2|: {res.abs_R2:.6g}\narg R2 rate: {res.arg_R2_rate:.6g}\n"
-            f"period: {res.period:.6g}\nmethod: {args.method}"
+            f"period: {res.period:.6g}\nmethod: {args.method}" + (f" ({args.model})" if "model" in out else "")
         )
+    for note in notes:
+        sys.stderr.write(f"lsadyn: note: {note}\n")
     return 0
+
+
+def _interrupted(signum, frame):
+    raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
+        signal.signal(signal.SIGTERM, _interrupted)
+    except ValueError:  # not the main thread (embedded use)
+        pass
+    try:
         return _run_regime(args)
     except (ValueError, OverflowError) as e:
-        sys.stderr.write(f"lsadyn: error: {e}\n")
+        sys.stderr.write(f"lsadyn: error: {' '.join(str(e).split())}\n")
         return 2
+    except MemoryError as e:
+        sys.stderr.write(f"lsadyn: error: out of memory ({e or 'MemoryError'}); lower --n (or d), or "
+                         "--max-memory to refuse such runs earlier\n")
+        return 2
+    except KeyboardInterrupt as e:
+        sys.stderr.write(("\n" if sys.stderr.isatty() else "") + f"lsadyn: interrupted ({e or 'SIGINT'}); nothing was computed\n")
+        return 130
 
 
 if __name__ == "__main__":

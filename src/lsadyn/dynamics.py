@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validation import as_positive_float, as_square_matrix
+from .validation import as_positive_float, as_square_matrix, check_scale
 
 #: Largest logit ``beta * <x, A y>`` for which ``exp`` is evaluated in USA (exp(700) ~ 1e304).
 USA_MAX_LOGIT = 700.0
@@ -47,7 +47,9 @@ def attention(A, V, beta=1.0) -> Attention:
     """Validate and build an :class:`Attention` (nested lists accepted)."""
     A = as_square_matrix(A, "A")
     V = as_square_matrix(V, "V", d=A.shape[0])
-    return Attention(A=A, V=V, beta=as_positive_float(beta, "beta"))
+    beta = as_positive_float(beta, "beta")
+    check_scale(A, V, beta)  # no overflowing time unit (a rate would be noise times 1e308)
+    return Attention(A=A, V=V, beta=beta)
 
 
 def project_tangent(X: np.ndarray, Y: np.ndarray) -> np.ndarray:

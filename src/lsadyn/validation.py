@@ -28,6 +28,39 @@ def as_square_matrix(value, name: str, d: int | None = None) -> np.ndarray:
     return arr
 
 
+#: Supported range of β, ‖A‖₂, ‖V‖₂ and of their product (the inverse time unit 1/τ). Outside it the
+#: products inside the reductions over- or underflow in double precision, and a rate (∝ 1/τ) would
+#: be floating-point noise times a huge number. V (and for LSA A, β) only sets the time unit: rescale.
+SCALE_RANGE = (1e-100, 1e100)
+
+
+def check_scale(A, V, beta) -> None:
+    """Raise ``ValueError`` naming ``A``, ``V`` or ``beta`` when β, ‖A‖₂, ‖V‖₂ or β‖A‖₂‖V‖₂ is outside
+    :data:`SCALE_RANGE` (zero matrices are allowed: nothing moves)."""
+    lo, hi = SCALE_RANGE
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        norms = {"A": float(np.max(np.abs(A))), "V": float(np.max(np.abs(V))), "beta": float(beta)}
+        if norms["A"] > 0:
+            norms["A"] = float(np.linalg.norm(np.asarray(A) / norms["A"], 2)) * norms["A"]
+        if norms["V"] > 0:
+            norms["V"] = float(np.linalg.norm(np.asarray(V) / norms["V"], 2)) * norms["V"]
+    if norms["A"] == 0 or norms["V"] == 0:
+        return
+    log_product = sum(np.log10(v) for v in norms.values())
+    for name, v in norms.items():
+        if not lo <= v <= hi:
+            break
+    else:
+        if lo <= 10 ** min(max(log_product, -300), 300) <= hi:
+            return
+        name = max(norms, key=lambda k: abs(np.log10(norms[k])))
+    label = {"A": "|A|_2", "V": "|V|_2", "beta": "beta"}[name]
+    raise ValueError(
+        f"{name}: {label} = {norms[name]:.3g} (beta*|A|_2*|V|_2 = 1e{log_product:.0f}) is outside the supported "
+        f"range [{lo:g}, {hi:g}]; rescale it (V, and for LSA also A or beta, only sets the time unit: "
+        "rates scale with the factor, the regime does not change)")
+
+
 def as_positive_float(value, name: str) -> float:
     """Return ``value`` as a finite float > 0 or raise ``ValueError``."""
     try:

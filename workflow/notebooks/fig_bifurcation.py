@@ -21,7 +21,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsadyn.paper.io import read_csv
+from lsadyn.paper.io import load_table
 from lsadyn.paper.plotting import COLUMN_WIDTH, panel_letter, regime_scatter, save_figure, style
 
 try:
@@ -32,8 +32,8 @@ except NameError:  # opened in Jupyter: read the default build
     PDF, PNG, DPI = "paper_figures/fig_bifurcation.pdf", "paper_figures/fig_bifurcation.png", 200
 
 style()
-sim = read_csv(SIM)
-fit = read_csv(FIT).iloc[0]
+sim = load_table(SIM, "sim")
+fit = load_table(FIT, "bifurcation_fit").iloc[0]
 mu_c = fit.mu_c_theory
 beta = float(sim.beta.iloc[0])  # the β of the sweep (one value per experiment)
 

@@ -19,7 +19,7 @@
 # %%
 import numpy as np
 
-from lsadyn.paper.io import read_csv
+from lsadyn.paper.io import load_arrays, load_table
 from lsadyn.paper.plotting import atlas_with_representatives, legend_above, save_figure, style
 
 try:
@@ -30,8 +30,8 @@ except NameError:  # opened in Jupyter: read the default build
     PDF, PNG, DPI = "paper_figures/fig_case2.pdf", "paper_figures/fig_case2.png", 200
 
 style()
-sim = read_csv(SIM)
-traj = np.load(TRAJ)
+sim = load_table(SIM, "sim")
+traj = load_arrays(TRAJ, "traj")
 
 # %%
 title = ("C2 ($A = I$, $V$ symmetric): clustering iff $\\lambda_{\\max}(V) \\geq 0$;\n"

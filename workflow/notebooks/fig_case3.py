@@ -20,7 +20,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsadyn.paper.io import read_csv
+from lsadyn.paper.io import load_arrays, load_table
 from lsadyn.paper.plotting import (COLUMN_WIDTH, REGIME_STYLE, panel_letter, regime_scatter, save_figure, style,
                                    token_panel)
 
@@ -32,8 +32,8 @@ except NameError:  # opened in Jupyter: read the default build
     PDF, PNG, DPI = "paper_figures/fig_case3.pdf", "paper_figures/fig_case3.png", 200
 
 style()
-sim = read_csv(SIM)
-traj = np.load(TRAJ)
+sim = load_table(SIM, "sim")
+traj = load_arrays(TRAJ, "traj")
 regimes = list(traj["regime"])
 
 # %%

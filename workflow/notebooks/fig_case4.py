@@ -22,7 +22,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsadyn.paper.io import read_csv
+from lsadyn.paper.io import load_arrays, load_table
 from lsadyn.paper.plotting import (COLUMN_WIDTH, REGIME_STYLE, legend_above, panel_letter, regime_scatter, save_figure,
                                    style, token_panel)
 
@@ -35,9 +35,9 @@ except NameError:  # opened in Jupyter: read the default build
     PDF, PNG, DPI = "paper_figures/fig_case4.pdf", "paper_figures/fig_case4.png", 200
 
 style()
-sim = read_csv(SIM)
-orb = np.load(ORB)
-traj = np.load(TRAJ)
+sim = load_table(SIM, "sim")
+orb = load_arrays(ORB, "orbits")
+traj = load_arrays(TRAJ, "traj")
 v11, v12, c11, c12 = orb["v"]
 
 # %%

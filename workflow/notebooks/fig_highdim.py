@@ -22,7 +22,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsadyn.paper.io import read_csv
+from lsadyn.paper.io import load_arrays, load_table
 from matplotlib.lines import Line2D
 
 from lsadyn.paper.plotting import COLUMN_WIDTH, LINESTYLES, OKABE_ITO, REGIME_STYLE, panel_letter, save_figure, style
@@ -33,13 +33,13 @@ try:
     PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
 except NameError:  # opened in Jupyter: read the default build
     TABLE = "results/tables/highdim.csv"
-    SCEN = sorted(read_csv(TABLE).scenario.unique())
+    SCEN = sorted(load_table(TABLE, "highdim_run").scenario.unique())
     ARRAYS = [f"results/highdim/{s}.npz" for s in SCEN]
     PDF, PNG, DPI = "paper_figures/fig_highdim.pdf", "paper_figures/fig_highdim.png", 200
 
 style()
-table = read_csv(TABLE)
-data = {s: np.load(p) for s, p in zip(SCEN, ARRAYS)}
+table = load_table(TABLE, "highdim_run")
+data = {s: load_arrays(p, "highdim") for s, p in zip(SCEN, ARRAYS)}
 models = list(dict.fromkeys(table.model))
 has_shape = "cluster_shape" in table.columns
 SHAPE_FACE = {"single": "filled", "antipodal_pair": "open"}

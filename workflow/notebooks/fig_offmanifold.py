@@ -21,7 +21,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsadyn.paper.io import read_csv
+from lsadyn.paper.io import load_arrays, load_table
 from lsadyn.paper.plotting import COLUMN_WIDTH, save_figure, style
 
 try:
@@ -32,8 +32,8 @@ except NameError:  # opened in Jupyter: read the default build
     PDF, PNG = "paper_figures/fig_offmanifold.pdf", "paper_figures/fig_offmanifold.png"
 
 style()
-df = read_csv(TABLE)
-tr = np.load(TRACES)
+df = load_table(TABLE)
+tr = load_arrays(TRACES)
 ns = sorted(df.n.unique())
 colors = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9"]
 col = {n: colors[i % len(colors)] for i, n in enumerate(ns)}

@@ -24,7 +24,7 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
-from lsadyn.paper.io import read_csv
+from lsadyn.paper.io import load_table
 from lsadyn.paper.plotting import COLUMN_WIDTH, OKABE_ITO, panel_letter, save_figure, style
 
 try:
@@ -37,7 +37,7 @@ except NameError:  # opened in Jupyter: read the default build
     EPS = 0.05
 
 style()
-st = read_csv(TABLE)
+st = load_table(TABLE, "stability_run")
 # panels: the theorem's hypotheses first, then the regimes outside them
 regimes = sorted(dict.fromkeys(st.regime), key=lambda r: not bool(st[st.regime == r].hypothesis.iloc[0]))
 fam_style = {"harmonics": ("o", OKABE_ITO[0]), "von_mises": ("s", OKABE_ITO[1]), "clumps": ("^", OKABE_ITO[2]),

@@ -22,7 +22,7 @@ import os
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsadyn.paper.io import atomic_path
+from lsadyn.paper.io import atomic_path, load_arrays
 from lsadyn.paper.movie_frames import BlittedPillowWriter, circle_frames, sphere_frames, token_colours
 from lsadyn.paper.plotting import style
 
@@ -36,7 +36,7 @@ except NameError:  # opened in Jupyter: read the default build
     TITLE, FPS, DPI = "clusters rotate", 15, 80
 
 style()
-data = np.load(TOKENS)
+data = load_arrays(TOKENS)
 
 
 # %%

@@ -38,5 +38,8 @@ rule highdim_table:
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        kind="highdim_run",
+        rows=len(config["highdim"]["models"]),  # one row per model in each scenario's table
     script:
         "../scripts/concat_tables.py"

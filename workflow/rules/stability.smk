@@ -38,5 +38,8 @@ rule stability_table:
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        kind="stability_run",
+        rows=sum(len(v) for v in config["stability"]["strengths"].values()),  # one per family and strength
     script:
         "../scripts/concat_tables.py"

@@ -2,6 +2,7 @@ rule regimes_table:
     """All classified points, the per-case agreement of OA / WS / particles, and every disagreement."""
     input:
         sims=expand("results/sim/{case}.csv", case=CASES),
+        params=expand("results/params/{case}.csv", case=CASES),  # row counts checked against these
         lib=lib_inputs("workflow/scripts/regimes_table.py"),
     output:
         regimes="results/tables/regimes.csv",
@@ -25,6 +26,7 @@ rule claims_table:
     """One or more rows per claim of the paper, computed from the results tables."""
     input:
         sims=expand("results/sim/{case}.csv", case=CASES),
+        params=expand("results/params/{case}.csv", case=CASES),  # row counts checked against these
         bifurcation="results/tables/bifurcation_fit.csv",
         orbits="results/sim/case4_orbits.npz",
         highdim="results/tables/highdim.csv",

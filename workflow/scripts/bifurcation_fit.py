@@ -1,10 +1,10 @@
 """Glue: threshold bracket and square-root law of the saddle-node sweep."""
 
-from lsadyn.paper.io import read_csv, setup_log, write_csv
+from lsadyn.paper.io import load_table, setup_log, write_csv
 from lsadyn.paper.study import bifurcation_summary
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])
-summary = bifurcation_summary(read_csv(sm.input.sim), sm.params.s, sm.params.beta)
+summary = bifurcation_summary(load_table(sm.input.sim, "sim"), sm.params.s, sm.params.beta)
 log.info("%s", summary.to_dict("records"))
 write_csv(summary, sm.output[0])

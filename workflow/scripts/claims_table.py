@@ -2,19 +2,17 @@
 
 from pathlib import Path
 
-import numpy as np
-
 from lsadyn.paper.claims import claims_2d, claims_highdim, claims_offmanifold, claims_stability, claims_table
-from lsadyn.paper.io import read_csv, setup_log, write_csv
+from lsadyn.paper.io import load_arrays, load_table, setup_log, write_csv
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])
-sims = {Path(p).stem: read_csv(p) for p in sm.input.sims}
-rows = claims_2d(sims, read_csv(sm.input.bifurcation), dict(np.load(sm.input.orbits)), sm.params.n_tokens,
-                 sm.params.max_undetermined)
-rows += claims_stability(read_csv(sm.input.stability), sm.params.eps_small)
-rows += claims_offmanifold(read_csv(sm.input.offmanifold))
-rows += claims_highdim(read_csv(sm.input.highdim))
+sims = {Path(p).stem: load_table(p, "sim", rows_like=q) for p, q in zip(sm.input.sims, sm.input.params)}
+rows = claims_2d(sims, load_table(sm.input.bifurcation, "bifurcation_fit"), load_arrays(sm.input.orbits, "orbits"),
+                 sm.params.n_tokens, sm.params.max_undetermined)
+rows += claims_stability(load_table(sm.input.stability, "stability_run"), sm.params.eps_small)
+rows += claims_offmanifold(load_table(sm.input.offmanifold))
+rows += claims_highdim(load_table(sm.input.highdim, "highdim_run"))
 table = claims_table(rows)
 log.info("claims: %d rows, %d passing", len(table), int((table["pass"] == True).sum()))  # noqa: E712
 write_csv(table, sm.output[0])

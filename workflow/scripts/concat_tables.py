@@ -2,10 +2,10 @@
 
 import pandas as pd
 
-from lsadyn.paper.io import read_csv, setup_log, write_csv
+from lsadyn.paper.io import load_table, setup_log, write_csv
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])
-table = pd.concat([read_csv(p) for p in sm.input.tables], ignore_index=True)
+table = pd.concat([load_table(p, sm.params.kind, rows=sm.params.rows) for p in sm.input.tables], ignore_index=True)
 log.info("%d runs", len(table))
 write_csv(table, sm.output[0])

@@ -2,12 +2,12 @@
 
 import pandas as pd
 
-from lsadyn.paper.io import read_csv, setup_log, write_csv
+from lsadyn.paper.io import load_table, setup_log, write_csv
 from lsadyn.paper.study import agreement_table
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])
-sim = pd.concat([read_csv(p) for p in sm.input.sims], ignore_index=True)
+sim = pd.concat([load_table(p, "sim", rows_like=q) for p, q in zip(sm.input.sims, sm.input.params)], ignore_index=True)
 summary, disagreements = agreement_table(sim, sm.params.n_tokens)
 log.info("%d points, %d disagreements", len(sim), len(disagreements))
 write_csv(sim, sm.output.regimes)

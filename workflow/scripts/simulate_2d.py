@@ -1,11 +1,11 @@
 """Glue: classify every parameter point of one experiment by OA, WS and particles."""
 
-from lsadyn.paper.io import read_csv, setup_log, write_csv
+from lsadyn.paper.io import load_table, setup_log, write_csv
 from lsadyn.paper.study import classify_points
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])
-df = read_csv(sm.input.params)
+df = load_table(sm.input.params, "params")
 out = classify_points(df, sm.params.oa, sm.params.agreement, sm.params.classifier, sm.params.seed)
 log.info("regimes (OA): %s", out.regime_oa.value_counts().to_dict())
 write_csv(out, sm.output[0])

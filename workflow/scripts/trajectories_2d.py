@@ -1,11 +1,11 @@
 """Glue: representative OA and token trajectories, one per regime found in an experiment."""
 
-from lsadyn.paper.io import read_csv, setup_log, write_npz
+from lsadyn.paper.io import load_table, setup_log, write_npz
 from lsadyn.paper.study import representative_trajectories
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])
-sim = read_csv(sm.input.sim)
+sim = load_table(sm.input.sim, "sim")
 arrays = representative_trajectories(sim, sm.params.trajectories, sm.params.seed)
 log.info("representatives: %s", list(arrays["regime"]))
 write_npz(sm.output[0], **arrays)

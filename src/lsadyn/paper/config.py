@@ -1,10 +1,23 @@
 """Checking the pipeline configuration: one-line errors that name the offending key.
 
-:func:`check_config` validates against the JSON schema (types, ranges, unknown keys, 2×2 and
-d×d matrices) and then the cross-key constraints a schema cannot express (min < max, sizes).
+* :func:`load_config_file` reads a YAML file and reports a syntax error with its line and column;
+* :func:`coerce_overrides` turns command-line strings (``--config 'figures={dpi: 200}'`` gives the
+  string ``'200'``) into the integers/numbers/booleans the schema asks for;
+* :func:`check_config` validates against the JSON schema (required sections, types, ranges, unknown
+  keys, 2×2 and d×d matrices) and then the cross-key and semantic constraints a schema cannot
+  express (min < max; a config value that names a regime must produce it).
+
+Every problem is a ``ValueError`` whose message starts with ``config key <a.b.c>:`` (or the file
+name for a syntax error); the Snakefile prints it as one line before any job runs.
+``python -m lsadyn.paper.config FILE...`` checks config files (merged in order over
+workflow/config/config.yaml, as Snakemake does) from the command line, e.g. a ``--configfile`` that Snakemake refuses as "not valid JSON or YAML".
 """
 
 from __future__ import annotations
+
+import copy
+import re
+import sys
 
 import jsonschema
 import numpy as np
@@ -15,10 +28,95 @@ def _key(path) -> str:
     return ".".join(str(p) for p in path) or "<root>"
 
 
-def check_config(config: dict, schema_path: str) -> None:
-    """Raise ``ValueError('config key <a.b.c>: <problem>')`` for the first problem found."""
+def load_config_file(path) -> dict:
+    """YAML file → dict; a syntax error raises ``ValueError('<path>, line L, column C: <problem>')``."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except FileNotFoundError:
+        raise ValueError(f"{path}: config file not found") from None
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = " ".join(str(err.problem or err.context or "syntax error").split())
+        raise ValueError(f"{path}{where}: YAML syntax error: {problem}") from None
+    except yaml.YAMLError as err:
+        raise ValueError(f"{path}: YAML syntax error: {' '.join(str(err).split())}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping of sections (key: value), got {type(data).__name__}")
+    return data
+
+
+def load_schema(schema_path) -> dict:
     with open(schema_path) as fh:
-        schema = yaml.safe_load(fh)
+        return yaml.safe_load(fh)
+
+
+def _resolve(schema: dict, root: dict) -> dict:
+    while isinstance(schema, dict) and "$ref" in schema:
+        ref = schema["$ref"]
+        node = root
+        for part in ref.lstrip("#/").split("/"):
+            node = node[part]
+        schema = {**node, **{k: v for k, v in schema.items() if k != "$ref"}}
+    return schema
+
+
+_INT = re.compile(r"^[+-]?\d+$")
+
+
+def _coerce_scalar(value, schema):
+    if not isinstance(value, str):
+        return value
+    kind = schema.get("type")
+    text = value.strip()
+    if kind == "integer" and _INT.match(text):
+        return int(text)
+    if kind == "number":
+        try:
+            return int(text) if _INT.match(text) else float(text)
+        except ValueError:
+            return value
+    if kind == "boolean" and text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return value
+
+
+def coerce_overrides(config: dict, schema: dict, root: dict | None = None) -> dict:
+    """Convert, in place, strings that spell the integer/number/boolean the schema expects (as
+    ``--config key=value`` overrides can produce) into that type. Returns ``config``."""
+    root = schema if root is None else root
+    schema = _resolve(schema, root)
+    if isinstance(config, dict):
+        props = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        for k in list(config):
+            sub = props.get(k, extra if isinstance(extra, dict) else None)
+            if sub is None:
+                continue
+            sub = _resolve(sub, root)
+            if isinstance(config[k], (dict, list)):
+                coerce_overrides(config[k], sub, root)
+            else:
+                config[k] = _coerce_scalar(config[k], sub)
+    elif isinstance(config, list):
+        items = _resolve(schema.get("items", {}), root) if isinstance(schema.get("items"), dict) else {}
+        for i, v in enumerate(config):
+            if isinstance(v, (dict, list)):
+                coerce_overrides(v, items, root)
+            else:
+                config[i] = _coerce_scalar(v, items)
+    return config
+
+
+def check_config(config: dict, schema_path: str) -> None:
+    """Raise ``ValueError('config key <a.b.c>: <problem>')`` for the first problem found.
+
+    Command-line strings that spell a number are converted first (:func:`coerce_overrides`)."""
+    schema = load_schema(schema_path)
+    coerce_overrides(config, schema)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.path))))
     if errors:
@@ -28,12 +126,19 @@ def check_config(config: dict, schema_path: str) -> None:
             unknown = sorted(set(err.instance) - set(err.schema.get("properties", {})))
             path = [*err.absolute_path, unknown[0]] if unknown else list(err.absolute_path)
             raise ValueError(f"config key {_key(path)}: unknown key (allowed: {sorted(err.schema['properties'])})")
+        if err.validator == "required":
+            missing = [k for k in err.validator_value if k not in err.instance]
+            path = [*err.absolute_path, missing[0]] if missing else list(err.absolute_path)
+            what = "section" if not err.absolute_path else "key"
+            raise ValueError(f"config key {_key(path)}: missing {what} (it has no default; copy it from "
+                             "workflow/config/config.yaml)")
         path = list(err.absolute_path)
         for i, part in enumerate(path):
             if part in ("A", "V") and i > 0:
                 raise ValueError(f"config key {_key(path[:i + 1])}: expected a 2x2 matrix [[a, b], [c, d]] ({msg})")
         raise ValueError(f"config key {_key(path)}: {msg}")
     _check_ranges(config)
+    _check_semantics(config)
 
 
 def _pairs(config):
@@ -59,3 +164,57 @@ def _check_ranges(config: dict) -> None:
         if "usa" in hd.get("models", ["usa"]) and beta * norm > 700:
             raise ValueError(f"config key highdim.scenarios.{name}.A: beta |A|_2 ~ {beta * norm:.3g} > 700 "
                              "overflows exp in USA")
+
+
+def _check_semantics(config: dict) -> None:
+    """Config values that name a regime must produce it (conditions derived in README / SCIENCE.md).
+
+    Case 4 (A = I, V = [[v11, v12], [−v12, −v11]]): the OA flow has closed orbits (oscillation)
+    exactly when |v11| < |v12| and converges when |v11| ≥ |v12| (the conserved 𝓗 is bounded below
+    on the disk iff |v11| < |v12|); ``orbit_*`` is drawn as the oscillating example,
+    ``converge_*`` as the converging one."""
+    c4 = config.get("case4", {})
+    if "orbit_v11" in c4 and "orbit_v12" in c4 and not abs(c4["orbit_v11"]) < abs(c4["orbit_v12"]):
+        raise ValueError(
+            f"config key case4.orbit_v11: the oscillating example needs |orbit_v11| < |orbit_v12| "
+            f"(got |{c4['orbit_v11']}| >= |{c4['orbit_v12']}|, which converges)")
+    if "converge_v11" in c4 and "converge_v12" in c4 and not abs(c4["converge_v11"]) >= abs(c4["converge_v12"]):
+        raise ValueError(
+            f"config key case4.converge_v11: the converging example needs |converge_v11| >= |converge_v12| "
+            f"(got |{c4['converge_v11']}| < |{c4['converge_v12']}|, which oscillates)")
+
+
+def merge(base: dict, override: dict) -> dict:
+    """Recursive dict update (Snakemake's rule for --configfile over configfile:)."""
+    out = copy.deepcopy(base)
+    for k, v in override.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def main(argv=None) -> int:
+    """``python -m lsadyn.paper.config [--schema S] FILE...``: merge and check config files."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    schema = "workflow/schemas/config.schema.yaml"
+    if argv[:1] == ["--schema"]:
+        schema, argv = argv[1], argv[2:]
+    default = "workflow/config/config.yaml"
+    if not argv or (argv[0] != default and __import__("os").path.exists(default)):
+        argv = [default, *argv]
+    try:
+        config: dict = {}
+        for path in argv:
+            config = merge(config, load_config_file(path))
+        check_config(config, schema)
+    except ValueError as err:
+        sys.stderr.write(f"lsadyn: invalid configuration: {err}\n")
+        return 1
+    print(f"lsadyn: configuration OK ({', '.join(argv)})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

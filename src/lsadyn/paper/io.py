@@ -1,5 +1,12 @@
-"""Writing results files: atomically (temp file + rename, so no half-written output is left),
-with fixed float formatting (byte-identical tables for identical inputs)."""
+"""Results files: written atomically (temp file + rename, so no half-written output is left) with
+fixed float formatting (byte-identical tables for identical inputs), and read back through
+validating loaders (:func:`load_table`, :func:`load_arrays`) that stop on a missing, truncated,
+corrupted or inconsistent intermediate with one line naming the file ("delete it and rerun"),
+never a pandas/numpy traceback and never a silently smaller table.
+
+:func:`setup_log` prepares a pipeline job: its log file, one-line error reporting, a clean exit on
+SIGTERM/SIGINT, and a death signal so that the job stops when the Snakemake process that started it
+dies (no orphaned job processes)."""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ import logging
 import os
 import tempfile
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -44,13 +52,131 @@ def write_npz(path, **arrays) -> None:
             np.savez_compressed(fh, **arrays)
 
 
-def setup_log(path) -> logging.Logger:
-    """Log to ``path`` (a job's log: file) and return the logger."""
+class JobInterrupted(KeyboardInterrupt):
+    """SIGTERM/SIGINT (or the death of the parent Snakemake process) reached a pipeline job."""
+
+
+#: Exit code of a job stopped by a signal (128 + SIGTERM).
+EXIT_INTERRUPTED = 143
+
+
+def setup_log(path, *, job: bool = True) -> logging.Logger:
+    """Log to ``path`` (a job's log: file) and return the ``lsadyn`` logger.
+
+    With ``job=True`` (pipeline scripts) also:
+
+    * errors that name their cause (:class:`ResultFileError`, ``ValueError``, ``MemoryError``) end
+      the job with that one line on stderr (the console) and in the log, exit code 1; any other
+      exception keeps its traceback, written to the log as well;
+    * SIGTERM/SIGINT end the job with a line in its log ("interrupted"; the console hears it once,
+      from Snakemake) and exit code 143, after ``finally`` clauses ran (so no temporary file is left; outputs are only ever renamed into place whole);
+    * on Linux, ``prctl(PR_SET_PDEATHSIG, SIGTERM)``: if the Snakemake process that started the job
+      dies (even by SIGKILL), the job receives SIGTERM and stops instead of living on as an orphan;
+    * a first log line "started" and a last one "finished in <s> s" (or the error).
+    """
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     logging.basicConfig(filename=str(path), filemode="w", level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(message)s", force=True)
     logging.captureWarnings(True)
-    return logging.getLogger("lsadyn")
+    log = logging.getLogger("lsadyn")
+    if job:
+        _install_job_handlers(log)
+    return log
+
+
+_JOB = {"ready": False, "failed": False}
+
+
+def _snakemake_object():
+    """The ``snakemake`` object of the running Snakemake script or notebook, or None."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    return getattr(main, "snakemake", None) if main is not None else None
+
+
+def _ensure_job() -> None:
+    """Inside a Snakemake job that did not call :func:`setup_log` (figure notebooks), set it up on
+    the rule's log file, so that a bad intermediate still ends the job with one line."""
+    if _JOB["ready"]:
+        return
+    sm = _snakemake_object()
+    if sm is None:
+        return
+    logs = list(getattr(sm, "log", []) or [])
+    if logs:
+        setup_log(logs[0])
+    else:
+        _install_job_handlers(logging.getLogger("lsadyn"))
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel to send SIGTERM to this process when its parent dies (Linux only)."""
+    import signal
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        parent = os.getppid()
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        if parent == 1:  # already orphaned before the call
+            os.kill(os.getpid(), signal.SIGTERM)
+    except (OSError, AttributeError):  # no libc/prctl: nothing to do
+        pass
+
+
+def _install_job_handlers(log: logging.Logger) -> None:
+    import signal
+    import sys
+    import time
+    import traceback
+
+    if _JOB["ready"]:
+        return
+    _JOB["ready"] = True
+    start = time.monotonic()
+    log.info("started (pid %d)", os.getpid())
+
+    def on_signal(signum, frame):
+        raise JobInterrupted(signal.Signals(signum).name)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            signal.signal(sig, on_signal)
+        except ValueError:  # not the main thread
+            pass
+    _die_with_parent()
+
+    def excepthook(kind, err, tb):
+        _JOB["failed"] = True
+        if isinstance(err, KeyboardInterrupt):
+            why = str(err) or "SIGINT"
+            # the log only: Snakemake itself tells the console once that the build was interrupted
+            log.error("job interrupted (%s) after %.1f s; no output written", why, time.monotonic() - start)
+            os._exit(EXIT_INTERRUPTED)
+        if isinstance(err, (ValueError, MemoryError, OverflowError)):
+            msg = str(err) or type(err).__name__
+            if isinstance(err, MemoryError):
+                msg = f"out of memory ({msg}); lower the sizes in the config or give the job more memory"
+            line = f"lsadyn: error: {' '.join(msg.split())}"
+            log.error("%s", line)
+            log.debug("%s", "".join(traceback.format_exception(kind, err, tb)))
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+            os._exit(1)
+        log.error("%s", "".join(traceback.format_exception(kind, err, tb)))
+        sys.__excepthook__(kind, err, tb)
+
+    sys.excepthook = excepthook
+
+    import atexit
+
+    atexit.register(lambda: _JOB["failed"] or log.info("finished in %.1f s", time.monotonic() - start))
 
 
 def read_csv(path):
@@ -64,3 +190,203 @@ def read_csv(path):
         elif df[col].isna().all() and col.startswith(TEXT_COLUMNS):
             df[col] = ""
     return df
+
+
+# ------------------------------------------------------------------------------ validated loaders
+
+
+class ResultFileError(ValueError):
+    """An intermediate results file is missing, truncated, corrupted or inconsistent with the
+    parameters that produced it. The message is one line: ``<file>: <problem>; delete it and rerun``."""
+
+
+def _fail(path, problem: str):
+    raise ResultFileError(f"{path}: {problem}; delete it and rerun (snakemake rebuilds it)")
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """What a CSV intermediate must hold. ``numeric``: numeric columns, ``finite`` among them those
+    that may not be NaN/inf; ``text``: text columns; ``labels``: columns holding a regime label;
+    ``integer``: integer-valued columns; ``boolean``: true/false columns."""
+
+    numeric: tuple = ()
+    finite: tuple = ()
+    text: tuple = ()
+    labels: tuple = ()
+    integer: tuple = ()
+    boolean: tuple = ()
+
+    @property
+    def columns(self) -> tuple:
+        seen = dict.fromkeys(self.numeric + self.finite + self.text + self.labels + self.integer + self.boolean)
+        return tuple(seen)
+
+
+_MATRIX = ("a11", "a12", "a21", "a22", "v11", "v12", "v21", "v22")
+_PARAMS = TableSpec(numeric=(*_MATRIX, "beta", "x", "y"), finite=(*_MATRIX, "beta", "x", "y"),
+                    text=("case", "kind"), integer=("point_id",))
+_METHODS = ("oa", "ws", "particles")
+
+#: Every CSV intermediate, by kind (extra columns are allowed: producers may add some).
+TABLES = {
+    "params": _PARAMS,
+    "sim": TableSpec(
+        numeric=(*_PARAMS.numeric, *(f"{q}_{m}" for m in _METHODS for q in ("abs_R2", "rate", "period"))),
+        finite=(*_PARAMS.finite, *(f"abs_R2_{m}" for m in _METHODS)),
+        text=_PARAMS.text, labels=(*(f"regime_{m}" for m in _METHODS), "regime_oa_token_start"),
+        integer=("point_id",)),
+    "highdim_run": TableSpec(
+        numeric=("r_final", "drift_rate", "period", "mean_token_norm", "dt", "r_final_half_dt"),
+        finite=("r_final", "dt"), text=("scenario", "model"), labels=("regime", "regime_half_dt"),
+        integer=("d", "n_tokens"), boolean=("step_check_ok",)),
+    "stability_run": TableSpec(
+        numeric=("strength", "eps", "abs_R2_0", "abs_R2_tokens", "abs_R2_oa", "rate_tokens", "rate_oa"),
+        finite=("strength", "eps", "abs_R2_tokens", "abs_R2_oa"), text=("regime", "family"),
+        labels=("regime_tokens", "regime_oa"), integer=("seed", "n"), boolean=("hypothesis",)),
+    "bifurcation_fit": TableSpec(),
+    "claims": TableSpec(text=("id", "claim"), boolean=("pass",)),
+    "any": TableSpec(),
+}
+
+
+def _labels():
+    from ..regimes import LABELS
+
+    return set(LABELS)
+
+
+def _check_csv_bytes(path: Path) -> None:
+    if not path.exists():
+        _fail(path, "file is missing")
+    size = path.stat().st_size
+    if size == 0:
+        _fail(path, "file is empty")
+    with open(path, "rb") as fh:
+        head = fh.read(4096)
+        fh.seek(-1, os.SEEK_END)
+        last = fh.read(1)
+    if b"\0" in head:
+        _fail(path, "not a CSV table (binary data)")
+    if last != b"\n":
+        _fail(path, "truncated (the last line is incomplete)")
+
+
+def load_table(path, kind: str = "any", *, rows: int | None = None, rows_like=None, min_rows: int = 1):
+    """Read and check a CSV intermediate of ``kind`` (a key of :data:`TABLES`).
+
+    Checks: the file exists, is complete (ends with a newline), parses, has the kind's columns with
+    the right types, finite values where required, valid regime labels, and exactly ``rows`` rows
+    (or as many rows, with the same ``point_id`` values, as the params table ``rows_like``).
+    Raises :class:`ResultFileError` (one line naming the file) instead of a pandas error.
+    """
+    import pandas as pd
+
+    _ensure_job()
+    path = Path(path)
+    spec = TABLES[kind]
+    _check_csv_bytes(path)
+    try:
+        df = read_csv(path)
+    except Exception as err:  # noqa: BLE001 (any parser failure is a corrupted file)
+        _fail(path, f"not a readable CSV table ({type(err).__name__}: {' '.join(str(err).split())[:120]})")
+    missing = [c for c in spec.columns if c not in df.columns]
+    if missing:
+        _fail(path, f"missing column(s) {', '.join(missing)}")
+    for col in spec.numeric + spec.integer:
+        if not pd.api.types.is_numeric_dtype(df[col]) or pd.api.types.is_bool_dtype(df[col]):
+            bad = pd.to_numeric(df[col], errors="coerce").isna() & (df[col].astype(str) != "")
+            row = int(bad.to_numpy().argmax()) if bad.any() else 0
+            _fail(path, f"column {col} is not numeric (row {row + 1}: {df[col].iloc[row]!r})")
+    for col in spec.finite + spec.integer:
+        ok = np.isfinite(df[col].to_numpy(dtype=float))
+        if not ok.all():
+            _fail(path, f"column {col} has NaN or inf in {int((~ok).sum())} row(s) (first: row {int((~ok).argmax()) + 1})")
+    for col in spec.integer:
+        v = df[col].to_numpy(dtype=float)
+        if not np.all(v == np.round(v)):
+            _fail(path, f"column {col} must hold integers")
+    for col in spec.boolean:
+        vals = set(df[col].astype(str).str.lower())
+        if not vals <= {"true", "false"}:
+            _fail(path, f"column {col} must be true/false, found {sorted(vals - {'true', 'false'})[:3]}")
+    for col in spec.text:
+        if (df[col].astype(str) == "").any():
+            _fail(path, f"column {col} has empty cells")
+    if spec.labels:
+        labels = _labels()
+        for col in spec.labels:
+            bad = sorted(set(df[col].astype(str)) - labels)
+            if bad:
+                _fail(path, f"column {col} holds {bad[0]!r}, not a regime label ({', '.join(sorted(labels))})")
+    if rows_like is not None:
+        ref = load_table(rows_like, "params")
+        if len(df) != len(ref):
+            _fail(path, f"{len(df)} rows, expected {len(ref)} (one per row of {rows_like})")
+        if "point_id" in df.columns and sorted(df.point_id) != sorted(ref.point_id):
+            _fail(path, f"point_id values differ from {rows_like}")
+    if rows is not None and len(df) != rows:
+        _fail(path, f"{len(df)} rows, expected {rows} (from the config that produced it)")
+    if len(df) < min_rows:
+        _fail(path, f"{len(df)} rows, expected at least {min_rows}")
+    return df
+
+
+@dataclass(frozen=True)
+class ArraySpec:
+    """What an .npz intermediate must hold: ``required`` keys (``{m}`` expands to each prefix found
+    by ``prefix_key``), and which of them must be finite (all numeric arrays unless in ``may_be_nan``)."""
+
+    required: tuple = ()
+    prefix_key: str | None = None
+    may_be_nan: tuple = ()
+
+
+ARRAYS = {
+    "traj": ArraySpec(required=("regime", "point_id", "x", "y", "t", "R2_oa", "R2_particles", "theta")),
+    "orbits": ArraySpec(required=("t", "R2", "H", "H_rel_drift", "R2_converge", "v")),
+    "highdim": ArraySpec(required=("{m}_t", "{m}_r", "{m}_swept_angle", "{m}_snapshot_times", "{m}_histograms",
+                                   "{m}_bin_edges"), prefix_key="_t"),
+    "any": ArraySpec(),
+}
+
+
+def load_arrays(path, kind: str = "any") -> dict:
+    """Read and check an .npz intermediate of ``kind`` (a key of :data:`ARRAYS`) → dict of arrays
+    (read eagerly, no pickles). Raises :class:`ResultFileError` (one line naming the file)."""
+    import zipfile
+
+    _ensure_job()
+    path = Path(path)
+    spec = ARRAYS[kind]
+    if not path.exists():
+        _fail(path, "file is missing")
+    if path.stat().st_size == 0:
+        _fail(path, "file is empty")
+    with open(path, "rb") as fh:
+        magic = fh.read(4)
+    if magic != b"PK\x03\x04":
+        _fail(path, "not a NumPy .npz archive (garbage data: no zip header)")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except ValueError as err:
+        why = "holds pickled objects" if "pickle" in str(err) else "not a NumPy .npz archive"
+        _fail(path, f"{why} (garbage or truncated data)")
+    except (OSError, EOFError, zipfile.BadZipFile, KeyError, zipfile.LargeZipFile, RuntimeError) as err:
+        _fail(path, f"not a readable NumPy .npz archive ({type(err).__name__}: {' '.join(str(err).split())[:100]})")
+    if not isinstance(arrays, dict) or not arrays:
+        _fail(path, "archive holds no arrays")
+    required = list(spec.required)
+    if spec.prefix_key:
+        prefixes = sorted(k[: -len(spec.prefix_key)] for k in arrays if k.endswith(spec.prefix_key))
+        if not prefixes:
+            _fail(path, f"no arrays named <model>{spec.prefix_key}")
+        required = [r.replace("{m}", m) for m in prefixes for r in spec.required]
+    missing = [k for k in required if k not in arrays]
+    if missing:
+        _fail(path, f"missing array(s) {', '.join(missing)}")
+    for k, a in arrays.items():
+        if a.dtype.kind in "fc" and k not in spec.may_be_nan and not np.all(np.isfinite(a)):
+            _fail(path, f"array {k} has NaN or inf")
+    return arrays

@@ -1,0 +1,276 @@
+"""Cost before work: estimate the memory and time of a run, refuse what the machine cannot do,
+warn about long runs, and report progress while they go.
+
+:func:`check_budget` is called at the start of the public entry points (:mod:`lsadyn.api`) and by
+the CLI. Its model (measured on a 2-core x86 machine, one BLAS thread; good to a factor of ~3):
+
+* integration steps: ``STEPS_PER_TAU`` adaptive steps per unit of τ = 1/(β‖A‖₂‖V‖₂) of
+  ``horizon`` (``horizon`` is in units of τ everywhere in the API), ``EVALS_PER_STEP`` field
+  evaluations per step (DOP853);
+* one field evaluation, n tokens in d dimensions:
+  LSA ``n·d·(a + b·d)`` (through M = XᵀX/n), USA/SA ``n²·(c + e·d)`` (the n×n kernel),
+  OA (8 complex ODEs) and WS (3 variables, n constants) a few tens of microseconds;
+* memory: the solver keeps ~``STATE_COPIES`` copies of the n×d state, USA/SA ~``KERNEL_COPIES``
+  n×n float arrays, plus the ``n_samples`` stored observations.
+
+Documented limits (override per call, or for a whole session by environment variable):
+
+* memory: ``max_bytes`` (default: half of the machine's physical memory; ``LSADYN_MAX_BYTES``);
+* time: ``max_seconds`` (default :data:`MAX_SECONDS` = 1 hour; ``LSADYN_MAX_SECONDS``);
+  ``math.inf`` disables a limit.
+
+Runs estimated above :data:`WARN_SECONDS` emit a :class:`LongRunWarning` (and, in the CLI, a note).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import sys
+import time
+import warnings
+from dataclasses import dataclass
+
+#: Adaptive (DOP853) steps per unit of τ, measured on the README's examples (6-8).
+STEPS_PER_TAU = 8.0
+#: Field evaluations per DOP853 step.
+EVALS_PER_STEP = 12
+#: Fixed cost of one field evaluation in Python/numpy (seconds).
+EVAL_OVERHEAD = 3e-5
+#: Copies of the n×d state held by the solver (stages, error estimate, observer temporaries).
+STATE_COPIES = 40
+#: n×n float arrays alive during a USA/SA evaluation (logits, kernel, temporaries).
+KERNEL_COPIES = 5
+#: Estimated seconds above which a run is refused unless ``max_seconds`` says otherwise.
+MAX_SECONDS = 3600.0
+#: Estimated seconds above which a :class:`LongRunWarning` is emitted.
+WARN_SECONDS = 60.0
+
+MODELS = ("lsa", "usa", "sa", "oa", "ws")
+
+
+class LongRunWarning(UserWarning):
+    """A run is estimated to take longer than :data:`WARN_SECONDS`."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Estimated cost of one run: peak bytes, field evaluations and seconds."""
+
+    bytes: float
+    evaluations: float
+    seconds: float
+
+    def describe(self) -> str:
+        return f"~{_fmt_bytes(self.bytes)} of memory, ~{_fmt_seconds(self.seconds)}"
+
+
+def _fmt_bytes(b: float) -> str:
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if b >= size:
+            return f"{b / size:.3g} {unit}"
+    return f"{b / 1e3:.3g} kB"
+
+
+def _fmt_seconds(s: float) -> str:
+    if not math.isfinite(s) or s > 3.15e9:
+        return "more than a century"
+    if s >= 86400:
+        return f"{s / 86400:.3g} days"
+    if s >= 3600:
+        return f"{s / 3600:.3g} h"
+    if s >= 60:
+        return f"{s / 60:.3g} min"
+    return f"{s:.2g} s"
+
+
+def physical_memory() -> float:
+    """Bytes of physical memory of this machine (8 GiB if unknown)."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 8.0 * 2**30
+
+
+def default_max_bytes() -> float:
+    """``LSADYN_MAX_BYTES`` if set, else half of the physical memory."""
+    env = os.environ.get("LSADYN_MAX_BYTES")
+    return float(env) if env else physical_memory() / 2
+
+
+def default_max_seconds() -> float:
+    """``LSADYN_MAX_SECONDS`` if set, else :data:`MAX_SECONDS`."""
+    env = os.environ.get("LSADYN_MAX_SECONDS")
+    return float(env) if env else MAX_SECONDS
+
+
+def _eval_seconds(model: str, n: float, d: float) -> float:
+    if model == "lsa":
+        return EVAL_OVERHEAD + n * d * (1.5e-8 + 2e-9 * d)
+    if model in ("usa", "sa"):
+        return EVAL_OVERHEAD + n * n * (2.2e-8 + 1e-9 * d) + n * d * d * 2e-9
+    if model == "ws":
+        return EVAL_OVERHEAD + n * 2e-8
+    return EVAL_OVERHEAD  # oa: 8 complex ODEs
+
+
+def estimate(n, d, model, horizon, n_samples, *, dt=None, runs=1) -> Budget:
+    """Estimated :class:`Budget` of ``runs`` integrations of n tokens in d dimensions to ``horizon``
+    (units of τ), storing ``n_samples`` observations. ``dt`` (fixed-step RK4, units of τ) replaces
+    the adaptive step count. Pure arithmetic: never allocates."""
+    n, d, horizon, n_samples = float(n), float(d), float(horizon), float(n_samples)
+    if dt is not None:
+        evals = 4.0 * horizon / float(dt)
+    else:
+        evals = EVALS_PER_STEP * STEPS_PER_TAU * horizon
+    evals = max(evals, 1.0) * runs
+    if model in ("oa",):
+        state = 8 * 2 * 8.0
+    elif model == "ws":
+        state = 8.0 * (3 + 2 * n)
+    else:
+        state = 8.0 * n * d
+    mem = STATE_COPIES * state + 8.0 * n_samples * (d + 4)
+    if model in ("usa", "sa"):
+        mem += KERNEL_COPIES * 8.0 * n * n
+    return Budget(bytes=mem, evaluations=evals, seconds=evals * _eval_seconds(model, n, d))
+
+
+def check_budget(n, d, model, horizon, n_samples, *, max_bytes=None, max_seconds=None, dt=None, runs=1,
+                 names=None) -> Budget:
+    """Refuse a run whose estimated cost exceeds the limits; warn when it will be long.
+
+    Raises ``ValueError`` whose one-line message names the argument that makes the run too big
+    (``n`` for memory, ``horizon`` for time, unless ``names`` maps them to e.g. CLI flags) and the
+    override (``max_bytes=`` / ``max_seconds=``). Returns the :class:`Budget`.
+    """
+    names = {"n": "n", "horizon": "horizon", "max_bytes": "max_bytes=", "max_seconds": "max_seconds=",
+             **(names or {})}
+    if model not in MODELS:
+        raise ValueError(f"model: must be one of {', '.join(MODELS)}, got {model!r}")
+    max_bytes = default_max_bytes() if max_bytes is None else float(max_bytes)
+    max_seconds = default_max_seconds() if max_seconds is None else float(max_seconds)
+    b = estimate(n, d, model, horizon, n_samples, dt=dt, runs=runs)
+    what = (f"model=oa, horizon={horizon:g}" if model == "oa"
+            else f"n={n:g}, d={d:g}, model={model}, horizon={horizon:g}")
+    if b.bytes > max_bytes:
+        raise ValueError(
+            f"{names['n']}: the run needs {_fmt_bytes(b.bytes)} of memory ({what}), over the limit of "
+            f"{_fmt_bytes(max_bytes)}; reduce {names['n']} (or d), or raise the limit with "
+            f"{names['max_bytes']}")
+    if b.seconds > max_seconds:
+        raise ValueError(
+            f"{names['horizon']}: the run would take {_fmt_seconds(b.seconds)} ({what}), over the limit of "
+            f"{_fmt_seconds(max_seconds)}; reduce {names['horizon']}{'' if model == 'oa' else ' (or ' + names['n'] + ')'}, or raise the limit with "
+            f"{names['max_seconds']}")
+    if b.seconds > WARN_SECONDS:
+        warnings.warn(f"long run: estimated {b.describe()} ({what})", LongRunWarning, stacklevel=2)
+    return b
+
+
+# --------------------------------------------------------------------------------------- progress
+
+
+class Progress:
+    """Progress of one long computation, reported as a fraction done in [0, 1].
+
+    Call the instance with the fraction done (it is the ``progress=`` callback of the API).
+    ``mode``:
+
+    * ``"bar"``: a tqdm bar on stderr (the CLI on a terminal);
+    * ``"log"``: lines ``<desc>: 40% done, 12.3 s elapsed, ~18 s left`` through ``logger`` (the
+      ``lsadyn`` logger of a pipeline job), at most one per ``interval`` seconds (plus 100 %);
+    * ``"silent"``: nothing (tests);
+    * ``"auto"``: ``bar`` if stderr is a terminal, ``log`` if the ``lsadyn`` logger has a handler
+      (:func:`lsadyn.paper.io.setup_log`), else ``silent``.
+    """
+
+    def __init__(self, desc: str = "lsadyn", mode: str = "auto", logger: logging.Logger | None = None,
+                 interval: float = 10.0):
+        self.desc = desc
+        self.logger = logger or logging.getLogger("lsadyn")
+        if mode == "auto":
+            if sys.stderr is not None and hasattr(sys.stderr, "isatty") and sys.stderr.isatty():
+                mode = "bar"
+            elif self.logger.handlers or logging.getLogger().handlers:
+                mode = "log"
+            else:
+                mode = "silent"
+        if mode not in ("bar", "log", "silent"):
+            raise ValueError(f"mode: must be auto, bar, log or silent, got {mode!r}")
+        self.mode = mode
+        self.interval = interval
+        self.start = time.monotonic()
+        self._last = -math.inf
+        self.fraction = 0.0
+        self._bar = None
+        if mode == "bar":
+            try:
+                from tqdm import tqdm
+            except ImportError:  # tqdm is optional: fall back to log lines on stderr
+                self.mode = "log"
+                self.logger = logging.getLogger("lsadyn.progress")
+                if not self.logger.handlers:
+                    self.logger.addHandler(logging.StreamHandler(sys.stderr))
+                    self.logger.setLevel(logging.INFO)
+                    self.logger.propagate = False
+            else:
+                self._bar = tqdm(total=1000, desc=desc, unit="‰", leave=False, file=sys.stderr,
+                                 bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
+
+    def __call__(self, fraction: float) -> None:
+        fraction = min(max(float(fraction), 0.0), 1.0)
+        if fraction < self.fraction:
+            return
+        self.fraction = fraction
+        if self.mode == "bar" and self._bar is not None:
+            self._bar.update(int(round(fraction * 1000)) - self._bar.n)
+        elif self.mode == "log":
+            now = time.monotonic()
+            if now - self._last >= self.interval or fraction >= 1.0:
+                self._last = now
+                self.logger.info("%s", self.line(now))
+
+    def line(self, now: float | None = None) -> str:
+        """``<desc>: 40% done, 12.3 s elapsed, ~18 s left``."""
+        elapsed = (time.monotonic() if now is None else now) - self.start
+        text = f"{self.desc}: {100 * self.fraction:.0f}% done, {elapsed:.1f} s elapsed"
+        if 0 < self.fraction < 1:
+            text += f", ~{_fmt_seconds(elapsed * (1 - self.fraction) / self.fraction)} left"
+        return text
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+def report_progress(progress, fraction: float) -> None:
+    """Call ``progress(fraction)`` if a callback was given (``None``: do nothing)."""
+    if progress is not None:
+        progress(fraction)
+
+
+def observed_with_progress(observer, progress, n_samples: int, offset: float = 0.0, share: float = 1.0):
+    """Wrap an integrator ``observer`` (called once per stored sample) so that it also reports the
+    fraction of samples stored: ``offset + share · k / n_samples`` after the k-th sample. With
+    ``progress=None`` the observer is returned unchanged."""
+    if progress is None:
+        return observer
+    count = [0]
+
+    def wrapped(*args, **kwargs):
+        out = observer(*args, **kwargs)
+        count[0] += 1
+        progress(offset + share * min(count[0] / n_samples, 1.0))
+        return out
+
+    return wrapped
