@@ -10,6 +10,8 @@ the CLI. Its model (measured on a 2-core x86 machine, one BLAS thread; good to a
 * one field evaluation, n tokens in d dimensions:
   LSA ``n·d·(a + b·d)`` (through M = XᵀX/n), USA/SA ``n²·(c + e·d)`` (the n×n kernel),
   OA (8 complex ODEs) and WS (3 variables, n constants) a few tens of microseconds;
+* observing: one symmetric eigendecomposition of the d×d second moment per stored sample (d > 2,
+  ~``4e-10·d³`` s);
 * memory: the solver keeps ~``STATE_COPIES`` copies of the n×d state, USA/SA ~``KERNEL_COPIES``
   n×n float arrays, plus the ``n_samples`` stored observations.
 
@@ -134,7 +136,8 @@ def estimate(n, d, model, horizon, n_samples, *, dt=None, runs=1) -> Budget:
     mem = STATE_COPIES * state + 8.0 * n_samples * (d + 4)
     if model in ("usa", "sa"):
         mem += KERNEL_COPIES * 8.0 * n * n
-    return Budget(bytes=mem, evaluations=evals, seconds=evals * _eval_seconds(model, n, d))
+    observe = n_samples * (n * d * 2e-9 + (4e-10 * d**3 if d > 2 and model in ("lsa", "usa", "sa") else 0.0))
+    return Budget(bytes=mem, evaluations=evals, seconds=evals * _eval_seconds(model, n, d) + runs * observe)
 
 
 def check_budget(n, d, model, horizon, n_samples, *, max_bytes=None, max_seconds=None, dt=None, runs=1,
@@ -182,8 +185,9 @@ class Progress:
     * ``"log"``: lines ``<desc>: 40% done, 12.3 s elapsed, ~18 s left`` through ``logger`` (the
       ``lsadyn`` logger of a pipeline job), at most one per ``interval`` seconds (plus 100 %);
     * ``"silent"``: nothing (tests);
-    * ``"auto"``: ``bar`` if stderr is a terminal, ``log`` if the ``lsadyn`` logger has a handler
-      (:func:`lsadyn.paper.io.setup_log`), else ``silent``.
+    * ``"auto"``: ``bar`` if stderr is a terminal, ``log`` if the ``lsadyn`` logger
+      or the root logger writes to a file (a pipeline job: :func:`lsadyn.paper.io.setup_log`), else
+      ``silent`` (tests, scripts).
     """
 
     def __init__(self, desc: str = "lsadyn", mode: str = "auto", logger: logging.Logger | None = None,
@@ -193,8 +197,9 @@ class Progress:
         if mode == "auto":
             if sys.stderr is not None and hasattr(sys.stderr, "isatty") and sys.stderr.isatty():
                 mode = "bar"
-            elif self.logger.handlers or logging.getLogger().handlers:
-                mode = "log"
+            elif any(isinstance(h, logging.FileHandler) and h.baseFilename != os.devnull
+                     for h in self.logger.handlers + logging.getLogger().handlers):
+                mode = "log"  # a pipeline job's log file (lsadyn.paper.io.setup_log)
             else:
                 mode = "silent"
         if mode not in ("bar", "log", "silent"):

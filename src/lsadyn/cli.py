@@ -123,6 +123,9 @@ def _parser():
                         "holding an n x d array, or n angles when d = 2")
     r.add_argument("--horizon", default=None,
                    help=f"integration time in units of 1/(beta |A|_2 |V|_2), > 0 (default {DEFAULTS['horizon']})")
+    r.add_argument("--n-samples", default=None,
+                   help="stored samples of the trajectory the regime is read from, >= 64 "
+                        "(default 8000 for oa/ws, 4000 for particles)")
     r.add_argument("--max-memory", default=None, metavar="GB",
                    help="refuse runs estimated above this memory (default: half the machine's RAM)")
     r.add_argument("--max-seconds", default=None, metavar="S",
@@ -186,7 +189,8 @@ def _run_regime(args):
                    else math.inf if str(args.max_seconds).strip().lower() == "inf"
                    else as_positive_float(args.max_seconds, "--max-seconds"))
     model = {"oa": "oa", "ws": "ws"}.get(args.method, args.model)
-    n_samples = 4000 if args.method == "particles" else 8000
+    n_samples = as_int_at_least(args.n_samples if args.n_samples is not None
+                                else 4000 if args.method == "particles" else 8000, "--n-samples", 64)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", budget.LongRunWarning)
         cost = budget.check_budget(n, d, model, horizon, n_samples, max_bytes=max_bytes, max_seconds=max_seconds,
@@ -206,15 +210,17 @@ def _run_regime(args):
         with progress, warnings.catch_warnings():
             warnings.simplefilter("ignore", budget.LongRunWarning)
             if args.method == "oa":
-                res = predict_regime(A, V, beta, horizon=horizon, **extra)
+                res = predict_regime(A, V, beta, horizon=horizon, n_samples=n_samples, **extra)
             elif args.method == "ws":
-                res = ws_regime(A, V, beta, n=n, seed=seed, horizon=horizon, **extra)
+                res = ws_regime(A, V, beta, n=n, seed=seed, horizon=horizon, n_samples=n_samples, **extra)
             else:
-                res = simulate_regime(A, V, beta, n=n, seed=seed, model=args.model, horizon=horizon, **extra)
+                res = simulate_regime(A, V, beta, n=n, seed=seed, model=args.model, horizon=horizon,
+                                      n_samples=n_samples, **extra)
     except ValueError as e:  # messages name the library argument: map them to the CLI flags
         msg = str(e)
-        for key in ("A", "V", "beta", "n", "d", "seed", "horizon", "X0", "max_bytes", "max_seconds"):
-            flag = {"X0": "tokens", "max_bytes": "max-memory", "max_seconds": "max-seconds"}.get(key, key)
+        for key in ("A", "V", "beta", "n", "d", "seed", "horizon", "n_samples", "X0", "max_bytes", "max_seconds"):
+            flag = {"X0": "tokens", "max_bytes": "max-memory", "max_seconds": "max-seconds",
+                    "n_samples": "n-samples"}.get(key, key)
             if msg.startswith(f"{key}:"):
                 msg = f"--{flag}{msg[len(key):]}"
         raise ValueError(msg) from None
@@ -261,7 +267,8 @@ def main(argv=None) -> int:
                          "--max-memory to refuse such runs earlier\n")
         return 2
     except KeyboardInterrupt as e:
-        sys.stderr.write(("\n" if sys.stderr.isatty() else "") + f"lsadyn: interrupted ({e or 'SIGINT'}); nothing was computed\n")
+        why = str(e) or "SIGINT"
+        sys.stderr.write(("\n" if sys.stderr.isatty() else "") + f"lsadyn: interrupted ({why}); nothing was computed\n")
         return 130
 
 
