@@ -263,11 +263,12 @@ def test_truncated_intermediate_stops_the_table_job_with_one_line(tmp_path):
         df = build_case(case, cfg[case], cfg["seed"], cfg["beta"])
         write_csv(df, repo / f"results/params/{case}.csv")
         _sim(tmp_path / case, df)
+        (repo / "results/sim").mkdir(parents=True, exist_ok=True)
         shutil.move(tmp_path / case / "results/sim/case2.csv", repo / f"results/sim/{case}.csv")
     sim2 = repo / "results/sim/case2.csv"
     _truncate(sim2)
-    r = smk(repo, "--cores", "1", "--configfile", "workflow/config/quick.yaml", "--allowed-rules", "regimes_table",
-            "--rerun-triggers", "mtime", "results/tables/regimes.csv")
+    r = smk(repo, "results/tables/regimes.csv", "--cores", "1", "--configfile", "workflow/config/quick.yaml",
+            "--allowed-rules", "regimes_table", "--rerun-triggers", "mtime")
     assert r.returncode != 0
     ours = [ln for ln in (r.stdout + r.stderr).splitlines() if ln.startswith("lsadyn: error:")]
     assert len(ours) == 1 and "results/sim/case2.csv: truncated" in ours[0] and "delete it and rerun" in ours[0]
@@ -280,8 +281,8 @@ def test_truncated_intermediate_stops_the_table_job_with_one_line(tmp_path):
     df = build_case("case2", cfg["case2"], cfg["seed"], cfg["beta"])
     _sim(tmp_path / "again", df.iloc[:-5])
     shutil.move(tmp_path / "again/results/sim/case2.csv", sim2)
-    r = smk(repo, "--cores", "1", "--configfile", "workflow/config/quick.yaml", "--allowed-rules", "regimes_table",
-            "--rerun-triggers", "mtime", "results/tables/regimes.csv")
+    r = smk(repo, "results/tables/regimes.csv", "--cores", "1", "--configfile", "workflow/config/quick.yaml",
+            "--allowed-rules", "regimes_table", "--rerun-triggers", "mtime")
     ours = [ln for ln in (r.stdout + r.stderr).splitlines() if ln.startswith("lsadyn: error:")]
     assert r.returncode != 0 and len(ours) == 1
     assert f"{len(df) - 5} rows, expected {len(df)} (one per row of results/params/case2.csv)" in ours[0]

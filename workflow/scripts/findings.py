@@ -3,13 +3,14 @@
 from pathlib import Path
 
 from lsadyn.paper.findings import claims_html_page, findings_html, findings_markdown
-from lsadyn.paper.io import atomic_path, read_csv, setup_log
+from lsadyn.paper.io import atomic_path, load_table, setup_log
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])
-claims = read_csv(sm.input.claims)
-tables = {name: read_csv(getattr(sm.input, name))
-          for name in ("agreement", "disagreements", "bifurcation_fit", "stability", "highdim")}
+claims = load_table(sm.input.claims, "claims")
+tables = {name: load_table(getattr(sm.input, name), kind, min_rows=0)
+          for name, kind in (("agreement", "any"), ("disagreements", "any"), ("bifurcation_fit", "bifurcation_fit"),
+                             ("stability", "stability_run"), ("highdim", "highdim_run"))}
 tables["eps_small"] = sm.params.settings["eps_small"]
 legend = Path(sm.input.legend).read_text()
 pages = {sm.output.markdown: findings_markdown(claims, tables, sm.params.settings),

@@ -245,7 +245,7 @@ TABLES = {
         finite=("strength", "eps", "abs_R2_tokens", "abs_R2_oa"), text=("regime", "family"),
         labels=("regime_tokens", "regime_oa"), integer=("seed", "n"), boolean=("hypothesis",)),
     "bifurcation_fit": TableSpec(),
-    "claims": TableSpec(text=("id", "claim"), boolean=("pass",)),
+    "claims": TableSpec(boolean=("pass",)),
     "any": TableSpec(),
 }
 
