@@ -288,6 +288,45 @@ def test_truncated_intermediate_stops_the_table_job_with_one_line(tmp_path):
     assert f"{len(df) - 5} rows, expected {len(df)} (one per row of results/params/case2.csv)" in ours[0]
 
 
+def test_figure_notebook_without_setup_log_also_fails_with_one_line(tmp_path):
+    """Notebooks do not call setup_log: the loaders set the job up on the rule's log themselves."""
+    bad = tmp_path / "case2.csv"
+    bad.write_text("point_id,a11\n0,1\n1,")
+    log = tmp_path / "logs/fig.log"
+    script = tmp_path / "nb.py"
+    script.write_text(textwrap.dedent(f"""
+        import types
+        snakemake = types.SimpleNamespace(log=[{str(log)!r}], input=types.SimpleNamespace(sim={str(bad)!r}))
+        from lsadyn.paper.io import load_table
+        sim = load_table(snakemake.input.sim, "sim")
+        print("not reached")
+    """))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=ENV, timeout=60)
+    assert r.returncode == 1 and "not reached" not in r.stdout
+    line = one_line(r.stderr)
+    assert line == f"lsadyn: error: {bad}: truncated (the last line is incomplete); delete it and rerun (snakemake rebuilds it)"
+    assert line in log.read_text()
+
+
+def test_job_log_heartbeat(tmp_path, monkeypatch):
+    import logging
+
+    from lsadyn.paper import io
+
+    monkeypatch.setattr(io, "HEARTBEAT_SECONDS", 0.2)
+    log = logging.getLogger("lsadyn.test_heartbeat")
+    handler = logging.FileHandler(tmp_path / "job.log")
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    stop = io._start_heartbeat(log, time.monotonic())
+    try:
+        time.sleep(1.0)
+    finally:
+        stop.set()
+        log.removeHandler(handler)
+    assert "still running" in (tmp_path / "job.log").read_text()
+
+
 # ------------------------------------------------------------------ 2. cost before work
 
 
@@ -375,6 +414,19 @@ def test_cli_ctrl_c_exits_130_with_one_line():
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
     assert "interrupted" in one_line(err)
+
+
+def test_cli_long_run_is_announced_at_once():
+    # Why, bullet 2: "CLI --horizon 1e5: > 100 s silent"
+    p = subprocess.Popen([sys.executable, "-m", "lsadyn.cli", "regime", "--A", I2, "--V", "[[1,-1],[1,1]]",
+                          "--horizon", "1e5"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    try:
+        first = p.stderr.readline()
+    finally:
+        p.send_signal(signal.SIGINT)
+        _, rest = p.communicate(timeout=60)
+    assert first.startswith("lsadyn: note: long run, estimated") and "min" in first
+    assert p.returncode == 130 and "Traceback" not in rest
 
 
 @pytest.mark.parametrize("ext", ["npy", "txt", "csv"])

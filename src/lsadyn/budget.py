@@ -163,9 +163,10 @@ def check_budget(n, d, model, horizon, n_samples, *, max_bytes=None, max_seconds
             f"{_fmt_bytes(max_bytes)}; reduce {names['n']} (or d), or raise the limit with "
             f"{names['max_bytes']}")
     if b.seconds > max_seconds:
+        or_n = "" if model == "oa" else f" (or {names['n']})"
         raise ValueError(
             f"{names['horizon']}: the run would take {_fmt_seconds(b.seconds)} ({what}), over the limit of "
-            f"{_fmt_seconds(max_seconds)}; reduce {names['horizon']}{'' if model == 'oa' else ' (or ' + names['n'] + ')'}, or raise the limit with "
+            f"{_fmt_seconds(max_seconds)}; reduce {names['horizon']}{or_n}, or raise the limit with "
             f"{names['max_seconds']}")
     if b.seconds > WARN_SECONDS:
         warnings.warn(f"long run: estimated {b.describe()} ({what})", LongRunWarning, stacklevel=2)

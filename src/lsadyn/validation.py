@@ -35,8 +35,8 @@ SCALE_RANGE = (1e-100, 1e100)
 
 
 def check_scale(A, V, beta) -> None:
-    """Raise ``ValueError`` naming ``A``, ``V`` or ``beta`` when β, ‖A‖₂, ‖V‖₂ or β‖A‖₂‖V‖₂ is outside
-    :data:`SCALE_RANGE` (zero matrices are allowed: nothing moves)."""
+    """Raise ``ValueError`` naming ``A``, ``V`` or ``beta`` when β, ‖A‖₂, ‖V‖₂ or β‖A‖₂‖V‖₂ is
+    outside :data:`SCALE_RANGE` (zero matrices are allowed: nothing moves)."""
     lo, hi = SCALE_RANGE
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         norms = {"A": float(np.max(np.abs(A))), "V": float(np.max(np.abs(V))), "beta": float(beta)}

@@ -10,7 +10,8 @@
 Every problem is a ``ValueError`` whose message starts with ``config key <a.b.c>:`` (or the file
 name for a syntax error); the Snakefile prints it as one line before any job runs.
 ``python -m lsadyn.paper.config FILE...`` checks config files (merged in order over
-workflow/config/config.yaml, as Snakemake does) from the command line, e.g. a ``--configfile`` that Snakemake refuses as "not valid JSON or YAML".
+workflow/config/config.yaml, as Snakemake does) from the command line, e.g. a ``--configfile`` that
+Snakemake refuses as "not valid JSON or YAML".
 """
 
 from __future__ import annotations

@@ -69,10 +69,13 @@ def setup_log(path, *, job: bool = True) -> logging.Logger:
       the job with that one line on stderr (the console) and in the log, exit code 1; any other
       exception keeps its traceback, written to the log as well;
     * SIGTERM/SIGINT end the job with a line in its log ("interrupted"; the console hears it once,
-      from Snakemake) and exit code 143, after ``finally`` clauses ran (so no temporary file is left; outputs are only ever renamed into place whole);
+      from Snakemake) and exit code 143, after ``finally`` clauses ran (so no temporary file is
+      left; outputs are only ever renamed into place whole);
     * on Linux, ``prctl(PR_SET_PDEATHSIG, SIGTERM)``: if the Snakemake process that started the job
       dies (even by SIGKILL), the job receives SIGTERM and stops instead of living on as an orphan;
-    * a first log line "started" and a last one "finished in <s> s" (or the error).
+    * a first log line "started", "still running, <s> s elapsed" when nothing was logged for a
+      minute (progress lines of :class:`lsadyn.budget.Progress` carry the fraction done), and a last
+      one "finished in <s> s" (or the error).
     """
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     logging.basicConfig(filename=str(path), filemode="w", level=logging.INFO,
@@ -177,6 +180,39 @@ def _install_job_handlers(log: logging.Logger) -> None:
     import atexit
 
     atexit.register(lambda: _JOB["failed"] or log.info("finished in %.1f s", time.monotonic() - start))
+    _start_heartbeat(log, start)
+
+
+#: Seconds between "still running" lines in a job log when nothing else was logged.
+HEARTBEAT_SECONDS = 60.0
+
+
+def _start_heartbeat(log: logging.Logger, start: float):
+    """A daemon thread that writes "still running, <s> s elapsed" to the job log when the job has
+    logged nothing for :data:`HEARTBEAT_SECONDS` (progress lines of :class:`lsadyn.budget.Progress`
+    count as activity), so that a long job's log shows it is alive."""
+    import threading
+    import time
+
+    last = {"t": time.monotonic()}
+
+    class _Seen(logging.Handler):
+        def emit(self, record):
+            last["t"] = time.monotonic()
+
+    seen = _Seen()
+    logging.getLogger().addHandler(seen)
+    stop = threading.Event()
+
+    def beat():
+        while not stop.wait(min(5.0, HEARTBEAT_SECONDS)):
+            now = time.monotonic()
+            if now - last["t"] >= HEARTBEAT_SECONDS:
+                log.info("still running, %.0f s elapsed", now - start)
+        logging.getLogger().removeHandler(seen)
+
+    threading.Thread(target=beat, name="lsadyn-heartbeat", daemon=True).start()
+    return stop  # set() ends the thread
 
 
 def read_csv(path):
@@ -301,7 +337,8 @@ def load_table(path, kind: str = "any", *, rows: int | None = None, rows_like=No
     for col in spec.finite + spec.integer:
         ok = np.isfinite(df[col].to_numpy(dtype=float))
         if not ok.all():
-            _fail(path, f"column {col} has NaN or inf in {int((~ok).sum())} row(s) (first: row {int((~ok).argmax()) + 1})")
+            first = int((~ok).argmax()) + 1
+            _fail(path, f"column {col} has NaN or inf in {int((~ok).sum())} row(s) (first: row {first})")
     for col in spec.integer:
         v = df[col].to_numpy(dtype=float)
         if not np.all(v == np.round(v)):
