@@ -625,6 +625,30 @@ def test_api_errors_name_the_argument(kw, name):
         simulate_regime(np.eye(2), np.eye(2), **args)
 
 
+def test_api_checks_the_budget_before_integrating():
+    # Why, bullet 2: "simulate_regime(A, V, n=1000, model='usa') with the README's A, V: 497 s", no warning;
+    # "d = 1000, n = 5000, USA: > 300 s at 2.9 GB"
+    from lsadyn.api import simulate_regime
+
+    A, V = [[1, 0], [0, 1]], [[1, -1], [1, 1]]
+    t0 = time.monotonic()
+    with pytest.raises(ValueError, match=r"^n: .*memory.*max_bytes="):
+        simulate_regime(A, V, n=100_000_000)
+    with pytest.raises(ValueError, match=r"^horizon: .*max_seconds="):
+        simulate_regime(A, V, n=1000, model="usa", max_seconds=60)
+    with pytest.raises(ValueError, match=r"^horizon: "):
+        simulate_regime(np.eye(1000), np.eye(1000), n=5000, model="usa")
+    assert time.monotonic() - t0 < 10  # refused up front, nothing integrated
+
+
+def test_api_progress_callback_reaches_one():
+    from lsadyn.api import simulate_regime
+
+    seen = []
+    simulate_regime([[1, 0], [0, 1]], [[1, 0], [0, 1]], n=50, horizon=20, n_samples=200, progress=seen.append)
+    assert seen and seen[-1] == pytest.approx(1.0) and all(0 <= f <= 1 for f in seen)
+
+
 def test_ws_and_particles_batches_name_seed():
     from lsadyn.api import ws_regime
 

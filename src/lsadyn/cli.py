@@ -137,6 +137,7 @@ def _parser():
 def _resolve(args):
     """Reject options that do not apply to the method; fill in defaults."""
     method = args.method or DEFAULTS["method"]
+    args.given = {k for k in DEFAULTS if getattr(args, k) is not None}
     for opt, methods in APPLIES_TO.items():
         if getattr(args, opt) is not None and method not in methods:
             raise ValueError(f"--{opt}: applies to --method {'/'.join(methods)} only, not --method {method}")
@@ -169,6 +170,8 @@ def _run_regime(args):
         raise ValueError(f"--A: --method {args.method} needs d = 2, got {d}x{d} (use --method particles)")
     extra = {}
     if args.tokens is not None:
+        if "n" in args.given:
+            raise ValueError("--n: not used with --tokens (n is the number of rows of the tokens file)")
         if not args.tokens.startswith("@"):
             raise ValueError("--tokens: expected @file (.npy, .txt or .csv)")
         X0 = np.asarray(_load_file(args.tokens[1:], "--tokens"), dtype=float)

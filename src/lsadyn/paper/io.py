@@ -244,7 +244,8 @@ def _fail(path, problem: str):
 class TableSpec:
     """What a CSV intermediate must hold. ``numeric``: numeric columns, ``finite`` among them those
     that may not be NaN/inf; ``text``: text columns; ``labels``: columns holding a regime label;
-    ``integer``: integer-valued columns; ``boolean``: true/false columns."""
+    ``integer``: integer-valued columns; ``boolean``: true/false columns; ``required``: columns that
+    must be there, of any type."""
 
     numeric: tuple = ()
     finite: tuple = ()
@@ -252,10 +253,12 @@ class TableSpec:
     labels: tuple = ()
     integer: tuple = ()
     boolean: tuple = ()
+    required: tuple = ()
 
     @property
     def columns(self) -> tuple:
-        seen = dict.fromkeys(self.numeric + self.finite + self.text + self.labels + self.integer + self.boolean)
+        seen = dict.fromkeys(self.numeric + self.finite + self.text + self.labels + self.integer + self.boolean
+                             + self.required)
         return tuple(seen)
 
 
@@ -281,7 +284,7 @@ TABLES = {
         finite=("strength", "eps", "abs_R2_tokens", "abs_R2_oa"), text=("regime", "family"),
         labels=("regime_tokens", "regime_oa"), integer=("seed", "n"), boolean=("hypothesis",)),
     "bifurcation_fit": TableSpec(),
-    "claims": TableSpec(boolean=("pass",)),
+    "claims": TableSpec(required=("statement", "pass")),
     "any": TableSpec(),
 }
 
