@@ -26,6 +26,8 @@ from lsadyn.paper import config as pconfig
 from lsadyn.paper.io import ResultFileError, load_arrays, load_table, write_csv, write_npz
 
 pytestmark = pytest.mark.faults
+#: API-side checks (seed, dt, budget, progress in lsadyn.api) land after engine's api.py rewrite.
+pending_api = pytest.mark.skip(reason="lsadyn.api edit pending engine's api.py rewrite")
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = str(ROOT / "src")
@@ -163,7 +165,7 @@ def _empty(path):
     (_truncate, "truncated"),
     (_garbage, ""),
     (_drop_column("regime_particles"), "missing column(s) regime_particles"),
-    (_nan_in("abs_R2_oa"), "column abs_R2_oa has NaN"),
+    (_nan_in("beta"), "column beta has NaN"),
     (_nan_in("a11"), "column a11 has NaN"),
     (_drop_last_row, "rows, expected"),
     (_bad_label, "not a regime label"),
@@ -181,7 +183,7 @@ def test_corrupted_sim_table_is_one_line_naming_the_file(tmp_path, corrupt, expe
 
 
 @pytest.mark.parametrize("make,kind,col", [
-    (_highdim_run, "highdim_run", "r_final"),
+    (_highdim_run, "highdim_run", "dt"),
     (_stability_run, "stability_run", "eps"),
 ])
 @pytest.mark.parametrize("how", ["truncate", "garbage", "missing", "nan", "rows"])
@@ -208,7 +210,7 @@ def _npz_missing(path):
 
 def _npz_nan(path):
     z = dict(np.load(path))
-    key = "t" if "t" in z else "lsa_r"
+    key = "t" if "t" in z else "lsa_t"
     z[key] = z[key].astype(float)
     z[key].flat[0] = np.nan
     np.savez_compressed(path, **z)
@@ -615,6 +617,7 @@ def test_overflowing_scale_is_an_error_not_a_rate():
 
 
 # Why, bullet 4: "the API's seed=-1 error does not name the parameter"; "dt=-1 is accepted under DOP853"
+@pending_api
 @pytest.mark.parametrize("kw,name", [({"seed": -1}, "seed"), ({"dt": -1.0}, "dt"), ({"dt": 0.0}, "dt"),
                                      ({"n": 1}, "n"), ({"horizon": -1}, "horizon"), ({"model": "gpt"}, "model")])
 def test_api_errors_name_the_argument(kw, name):
@@ -625,6 +628,7 @@ def test_api_errors_name_the_argument(kw, name):
         simulate_regime(np.eye(2), np.eye(2), **args)
 
 
+@pending_api
 def test_api_checks_the_budget_before_integrating():
     # Why, bullet 2: "simulate_regime(A, V, n=1000, model='usa') with the README's A, V: 497 s", no warning;
     # "d = 1000, n = 5000, USA: > 300 s at 2.9 GB"
@@ -641,6 +645,7 @@ def test_api_checks_the_budget_before_integrating():
     assert time.monotonic() - t0 < 10  # refused up front, nothing integrated
 
 
+@pending_api
 def test_api_progress_callback_reaches_one():
     from lsadyn.api import simulate_regime
 
@@ -649,6 +654,7 @@ def test_api_progress_callback_reaches_one():
     assert seen and seen[-1] == pytest.approx(1.0) and all(0 <= f <= 1 for f in seen)
 
 
+@pending_api
 def test_ws_and_particles_batches_name_seed():
     from lsadyn.api import ws_regime
 

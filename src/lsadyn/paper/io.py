@@ -272,16 +272,16 @@ TABLES = {
     "params": _PARAMS,
     "sim": TableSpec(
         numeric=(*_PARAMS.numeric, *(f"{q}_{m}" for m in _METHODS for q in ("abs_R2", "rate", "period"))),
-        finite=(*_PARAMS.finite, *(f"abs_R2_{m}" for m in _METHODS)),
+        finite=_PARAMS.finite,
         text=_PARAMS.text, labels=(*(f"regime_{m}" for m in _METHODS), "regime_oa_token_start"),
         integer=("point_id",)),
     "highdim_run": TableSpec(
         numeric=("r_final", "drift_rate", "period", "mean_token_norm", "dt", "r_final_half_dt"),
-        finite=("r_final", "dt"), text=("scenario", "model"), labels=("regime", "regime_half_dt"),
+        finite=("dt",), text=("scenario", "model"), labels=("regime", "regime_half_dt"),
         integer=("d", "n_tokens"), boolean=("step_check_ok",)),
     "stability_run": TableSpec(
         numeric=("strength", "eps", "abs_R2_0", "abs_R2_tokens", "abs_R2_oa", "rate_tokens", "rate_oa"),
-        finite=("strength", "eps", "abs_R2_tokens", "abs_R2_oa"), text=("regime", "family"),
+        finite=("strength", "eps"), text=("regime", "family"),
         labels=("regime_tokens", "regime_oa"), integer=("seed", "n"), boolean=("hypothesis",)),
     "bifurcation_fit": TableSpec(),
     "claims": TableSpec(required=("statement", "pass")),
@@ -375,18 +375,21 @@ def load_table(path, kind: str = "any", *, rows: int | None = None, rows_like=No
 @dataclass(frozen=True)
 class ArraySpec:
     """What an .npz intermediate must hold: ``required`` keys (``{m}`` expands to each prefix found
-    by ``prefix_key``), and which of them must be finite (all numeric arrays unless in ``may_be_nan``)."""
+    by ``prefix_key``), and ``finite`` ones among them that may hold no NaN/inf (the inputs of a
+    run, such as its time grid; a simulated quantity may legitimately be NaN)."""
 
     required: tuple = ()
     prefix_key: str | None = None
-    may_be_nan: tuple = ()
+    finite: tuple = ()
 
 
 ARRAYS = {
-    "traj": ArraySpec(required=("regime", "point_id", "x", "y", "t", "R2_oa", "R2_particles", "theta")),
-    "orbits": ArraySpec(required=("t", "R2", "H", "H_rel_drift", "R2_converge", "v")),
+    "traj": ArraySpec(required=("regime", "point_id", "x", "y", "t", "R2_oa", "R2_particles", "theta"),
+                      finite=("x", "y", "t")),
+    "orbits": ArraySpec(required=("t", "R2", "H", "H_rel_drift", "R2_converge", "v"), finite=("t", "v")),
     "highdim": ArraySpec(required=("{m}_t", "{m}_r", "{m}_swept_angle", "{m}_snapshot_times", "{m}_histograms",
-                                   "{m}_bin_edges"), prefix_key="_t"),
+                                   "{m}_bin_edges"), prefix_key="_t",
+                         finite=("{m}_t", "{m}_snapshot_times", "{m}_bin_edges")),
     "any": ArraySpec(),
 }
 
@@ -417,16 +420,20 @@ def load_arrays(path, kind: str = "any") -> dict:
         _fail(path, f"not a readable NumPy .npz archive ({type(err).__name__}: {' '.join(str(err).split())[:100]})")
     if not isinstance(arrays, dict) or not arrays:
         _fail(path, "archive holds no arrays")
-    required = list(spec.required)
+    required, finite = list(spec.required), list(spec.finite)
     if spec.prefix_key:
         prefixes = sorted(k[: -len(spec.prefix_key)] for k in arrays if k.endswith(spec.prefix_key))
         if not prefixes:
             _fail(path, f"no arrays named <model>{spec.prefix_key}")
         required = [r.replace("{m}", m) for m in prefixes for r in spec.required]
+        finite = [r.replace("{m}", m) for m in prefixes for r in spec.finite]
     missing = [k for k in required if k not in arrays]
     if missing:
         _fail(path, f"missing array(s) {', '.join(missing)}")
-    for k, a in arrays.items():
-        if a.dtype.kind in "fc" and k not in spec.may_be_nan and not np.all(np.isfinite(a)):
+    for k in finite:
+        a = arrays[k]
+        if a.dtype.kind not in "fciu":
+            _fail(path, f"array {k} is not numeric (dtype {a.dtype})")
+        if not np.all(np.isfinite(a)):
             _fail(path, f"array {k} has NaN or inf")
     return arrays
