@@ -59,17 +59,21 @@ ax.set_title(r"(a) oscillation amplitude against $D$")
 ax.legend(fontsize=6, loc="upper left", frameon=False)
 
 top = dens.eps.max() if len(dens) else np.nan
-styles = {ns[0]: dict(lw=1.6, alpha=0.5), ns[-1]: dict(lw=0.7, ls="--")}
+styles = {ns[0]: dict(lw=2.2, alpha=0.45), ns[-1]: dict(lw=0.9, ls=(0, (3, 2)), zorder=3)}
 for n in (ns[0], ns[-1]):
     key = f"density_n{n}"
     if f"{key}_t" in tr:
         bx.plot(tr[f"{key}_t"], tr[f"{key}_abs_R2"], color=col[n], label=f"tokens, $n = {n}$", **styles[n])
 if f"density_n{ns[0]}_abs_R2_oa" in tr:
     bx.plot(tr["oa_t"], tr[f"density_n{ns[0]}_abs_R2_oa"], color="k", lw=0.7, label="OA, same $R_2(0)$")
+lim = df[(df.start == "density") & (df.eps == top)]
+if len(lim):  # zoom on the oscillation about the OA limit (the rise from |R2(0)| ~ 0 is cut)
+    r_star, amp = float(lim.abs_R2_oa.iloc[0]), float(lim.amplitude.max())
+    bx.set_ylim(r_star - 1.5 * amp, r_star + 1.2 * amp)
 bx.set_xlabel(r"$t$ ($\beta = 1$)")
 bx.set_ylabel(r"$|R_2(t)|$")
 bx.set_title(rf"(b) density $1 + \varepsilon\cos 2\xi$, $\varepsilon = {top:g}$ ($D = {top / 4:g}$)")
 bx.legend(fontsize=6, loc="lower right", frameon=False)
-fig.suptitle(r"Off the OA manifold ($V = I$, sym$(A) \prec 0$): tokens oscillate about the OA interior point",
+fig.suptitle(r"C1b beyond the OA manifold ($V = I$, sym$(A) \prec 0$): tokens oscillate about the OA interior point",
              fontsize=7)
 save_figure(fig, PDF, PNG, DPI)

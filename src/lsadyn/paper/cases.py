@@ -78,6 +78,8 @@ def case1_oa_prediction(A) -> tuple[str, float]:
     if det <= 0 or lam.real > 0:
         return "cluster_converge", np.nan
     r_star = abs(p / lam)
+    if r_star >= 1 - 1e-9:  # det A = 0 up to rounding: R* on the circle
+        return "cluster_converge", np.nan
     if lam.real == 0:
         return ("oscillate", np.nan) if 2 * r_star < 1 else ("cluster_converge", np.nan)
     return ("cluster_converge", np.nan) if r_star * case1_spiral_reach(lam) >= 1 else ("interior_converge", r_star)

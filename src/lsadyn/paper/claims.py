@@ -76,7 +76,8 @@ def _case1_derived_rows(c1, ev1, max_undetermined):
     rows = []
     A, _, _ = matrices(c1)
     derived = [case1_oa_prediction(a)[0] for a in A]
-    c1 = c1.assign(derived=derived, trA=np.trace(A, axis1=1, axis2=2), detA=np.linalg.det(A))
+    det = np.where(c1.kind == "det_A=0", 0.0, np.linalg.det(A))  # exactly 0 on the sampled boundary
+    c1 = c1.assign(derived=derived, trA=np.trace(A, axis1=1, axis2=2), detA=det)
     hurwitz = c1[(c1.trA < 0) & (c1.detA > 0) & (c1.sym_max_eig > 0)]
     agree, und, wrong, ok = _tally(list(hurwitz.regime_oa), list(hurwitz.derived), max_undetermined)
     n_cl = int((hurwitz.regime_oa == "cluster_converge").sum())
