@@ -10,12 +10,17 @@ whose rows lie on :math:`S^{d-1}`, and an :class:`Attention` parameter set. It r
     \qquad P^\perp_x y = y - \langle x, y\rangle x .
 
 * LSA, :math:`h(y)=y`: evaluated through :math:`M = X^\top X / n` as
-  :math:`\beta\, V M A^\top x_k`, cost :math:`O(n d^2)`.
+  :math:`\beta\, V M A^\top x_k`, cost :math:`O(n d^2)`: two GEMMs (:math:`X^\top X` and
+  :math:`X G`, :math:`G = \beta A M V^\top`) and a compiled in-place row-wise projection
+  (:mod:`lsadyn.compiled_sphere`), so the field runs close to the cost of the two GEMMs.
 * USA, :math:`h(y)=e^y`: one :math:`n\times n` kernel matrix, cost :math:`O(n^2 d)`.
 * SA (normalised softmax): the USA sum divided by :math:`\sum_j e^{\beta\langle x_k, A x_j\rangle}`
   (no 1/n), evaluated with a row max-shift.
 
-The ``*_pairwise`` functions are plain O(n² d) references used by tests and benchmarks.
+USA and SA skip the product with A or V when it is the identity (the paper's high-dimensional
+scenarios mostly have A = I): the logits are then the Gram matrix :math:`X X^\top` (one symmetric
+rank-k update). The ``*_pairwise`` functions are plain O(n² d) references used by tests and
+benchmarks; :func:`project_tangent` is the numpy reference of the compiled projection.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .compiled_sphere import project_tangent_fast
 from .validation import as_positive_float, as_square_matrix, check_scale
 
 #: Largest logit ``beta * <x, A y>`` for which ``exp`` is evaluated in USA (exp(700) ~ 1e304).
@@ -41,6 +47,26 @@ class Attention:
     @property
     def d(self) -> int:
         return self.A.shape[0]
+
+    @property
+    def A_is_identity(self) -> bool:
+        """A = I exactly (the softmax fields then skip the product with A); cached per instance."""
+        return _is_identity(self, "A")
+
+    @property
+    def V_is_identity(self) -> bool:
+        """V = I exactly (the fields then skip the product with V); cached per instance."""
+        return _is_identity(self, "V")
+
+
+def _is_identity(p: Attention, name: str) -> bool:
+    key = f"_{name}_is_identity"
+    cached = p.__dict__.get(key)
+    if cached is None:
+        M = getattr(p, name)
+        cached = bool(np.array_equal(M, np.eye(M.shape[0])))
+        p.__dict__[key] = cached  # frozen dataclass: write the cache directly
+    return cached
 
 
 def attention(A, V, beta=1.0) -> Attention:
@@ -63,21 +89,35 @@ def second_moment(X: np.ndarray) -> np.ndarray:
 
 
 def lsa_field(t, X: np.ndarray, p: Attention) -> np.ndarray:
-    """LSA velocity :math:`P^\\perp_{x_k}(\\beta V M A^\\top x_k)`, X (n, d) -> (n, d); O(n d²)."""
-    M = second_moment(X)
-    G = p.beta * (p.A @ M @ p.V.T)  # row k of X @ G is (beta V M A^T x_k)^T
-    return project_tangent(X, X @ G)
+    """LSA velocity :math:`P^\\perp_{x_k}(\\beta V M A^\\top x_k)`, X (n, d) -> (n, d); O(n d²).
+
+    Cost: the two GEMMs M = XᵀX/n and X G (G = β A M Vᵀ, d × d) plus one compiled in-place pass
+    for the projection."""
+    X = np.ascontiguousarray(X, dtype=float)
+    M = X.T @ X
+    G = (p.beta / X.shape[0]) * (p.A @ M if not p.A_is_identity else M)
+    if not p.V_is_identity:
+        G = G @ p.V.T  # row k of X @ G is (beta V M A^T x_k)^T
+    return project_tangent_fast(X, X @ G)
+
+
+def _logits(X: np.ndarray, p: Attention) -> np.ndarray:
+    """β⟨x_k, A x_j⟩ as an (n, n) array (the Gram matrix X Xᵀ, a symmetric update, when A = I)."""
+    L = X @ X.T if p.A_is_identity else (X @ p.A) @ X.T
+    if p.beta != 1.0:
+        L *= p.beta
+    return L
 
 
 def _usa_kernel(X: np.ndarray, p: Attention) -> np.ndarray:
-    logits = p.beta * (X @ p.A) @ X.T  # logits[k, j] = beta <x_k, A x_j>
+    logits = _logits(X, p)  # logits[k, j] = beta <x_k, A x_j>
     top = float(logits.max())
     if top > USA_MAX_LOGIT:
         raise OverflowError(
             f"beta: USA logit beta*<x, A y> reaches {top:.4g} > {USA_MAX_LOGIT:g}; exp would overflow "
             f"(use beta*||A||_2 <= {USA_MAX_LOGIT:g}, here {p.beta * np.linalg.norm(p.A, 2):.4g})"
         )
-    return np.exp(logits)
+    return np.exp(logits, out=logits)
 
 
 def usa_field(t, X: np.ndarray, p: Attention) -> np.ndarray:
@@ -85,8 +125,11 @@ def usa_field(t, X: np.ndarray, p: Attention) -> np.ndarray:
 
     Raises ``OverflowError`` (naming ``beta``) instead of returning inf/NaN.
     """
+    X = np.ascontiguousarray(X, dtype=float)
     K = _usa_kernel(X, p)
-    return project_tangent(X, (K @ X) @ p.V.T / X.shape[0])
+    S = K @ X if p.V_is_identity else K @ (X @ p.V.T)
+    S *= 1.0 / X.shape[0]
+    return project_tangent_fast(X, S)
 
 
 def sa_field(t, X: np.ndarray, p: Attention) -> np.ndarray:
@@ -94,10 +137,13 @@ def sa_field(t, X: np.ndarray, p: Attention) -> np.ndarray:
 
     Rows of the logits are shifted by their max before ``exp`` (no overflow for any beta).
     """
-    logits = p.beta * (X @ p.A) @ X.T
-    W = np.exp(logits - logits.max(axis=1, keepdims=True))
+    X = np.ascontiguousarray(X, dtype=float)
+    W = _logits(X, p)
+    W -= W.max(axis=1, keepdims=True)
+    np.exp(W, out=W)
     W /= W.sum(axis=1, keepdims=True)
-    return project_tangent(X, (W @ X) @ p.V.T)
+    S = W @ X if p.V_is_identity else W @ (X @ p.V.T)
+    return project_tangent_fast(X, S)
 
 
 FIELDS = {"lsa": lsa_field, "usa": usa_field, "sa": sa_field}

@@ -1,10 +1,11 @@
 """Integration of vector fields ``f(t, y, args)``, on the sphere and in flat space.
 
-* :func:`integrate_sphere` integrates token fields (``X`` of shape (n, d)) with either an
-  adaptive Runge–Kutta method from :mod:`scipy.integrate` (default DOP853) or fixed-step RK4;
-  tokens are renormalised whenever the norm drift of the internal state exceeds
-  ``renorm_tol`` and every returned state is projected on the sphere, so the returned
-  drift is at round-off level (≤ 1e-10 is tested).
+* :func:`integrate_sphere` integrates token fields (``X`` of shape (n, d)) with DOP853 (default: the
+  fast sphere-projected stepper of :mod:`lsadyn.sphere_integrate`, rows renormalised after every
+  step, continuable from ``Trajectory.state`` / ``Trajectory.next_step``), fixed-step RK4, or the
+  scipy reference solvers (``"scipy-DOP853"``, ``"RK45"``: tokens renormalised, and the solver
+  restarted, whenever the norm drift of the internal state exceeds ``renorm_tol``). Every returned
+  state is projected on the sphere, so the returned drift is at round-off level (≤ 1e-10 is tested).
 * :func:`integrate_flat` integrates a small flat ODE (OA, WS variables) with dense output.
 
 Observers are separate: pass ``observer(X) -> array`` to store only what is needed
@@ -21,15 +22,21 @@ import numpy as np
 from scipy.integrate import DOP853, RK45, solve_ivp
 
 _ADAPTIVE = {"DOP853": DOP853, "RK45": RK45}
+#: Methods of :func:`integrate_sphere`: the fast steppers and the scipy references.
+SPHERE_METHODS = ("DOP853", "rk4", "scipy-DOP853", "RK45")
 
 
 @dataclass
 class Trajectory:
-    """Times ``t`` (m,) and observations ``y`` (m, ...) (states when no observer is given)."""
+    """Times ``t`` (m,) and observations ``y`` (m, ...) (states when no observer is given); ``state``: the
+    solver's state at the last output time (flat, as integrated), so a run can be continued from it."""
 
     t: np.ndarray
     y: np.ndarray
     n_steps: int = 0
+    state: np.ndarray | None = None
+    next_step: float | None = None  # integrate_sphere DOP853: step size to continue with (``first_step``)
+    n_evals: int = 0  # integrate_sphere: field evaluations
 
 
 def uniform_sphere(n: int, d: int, seed: int) -> np.ndarray:
@@ -83,44 +90,54 @@ def integrate_sphere(
     dt: float | None = None,
     observer=None,
     renorm_tol: float = 1e-12,
+    first_step: float | None = None,
 ) -> Trajectory:
     """Integrate ``dX/dt = field(t, X, args)`` for tokens on the sphere.
 
     Parameters
     ----------
     field : callable ``(t, X (n, d), args) -> (n, d)``, tangent to the sphere.
-    X0 : (n, d) initial tokens (normalised on entry).
-    t_eval : (m,) non-decreasing output times, ``t_eval[0] >= t0``.
-    method : ``"DOP853"`` / ``"RK45"`` (adaptive, ``rtol``/``atol``) or ``"rk4"`` (fixed step ``dt``,
-        renormalised after every step; output times are hit exactly by shortening the last step).
+    X0 : (n, d) initial tokens at time ``t0`` (normalised on entry).
+    t_eval : (m,) non-decreasing output times, ``t_eval[0] >= t0``. Only these are observed: to
+        continue a run, or to observe only a final window, pass ``t0`` and the state reached there.
+    method : ``"DOP853"`` (default; :func:`lsadyn.sphere_integrate.dop853_sphere`, adaptive with
+        ``rtol``/``atol``, rows renormalised after every step), ``"rk4"`` (fixed step ``dt``,
+        renormalised after every step; output times are hit exactly by shortening the last step), or the
+        scipy references ``"scipy-DOP853"`` / ``"RK45"`` (renormalise and restart when the drift exceeds
+        ``renorm_tol``).
     observer : optional ``X -> array``; then ``Trajectory.y[i] = observer(X(t_eval[i]))``.
+    first_step : DOP853 only: initial step size (e.g. ``Trajectory.next_step`` of the run being continued);
+        default: chosen from the field at ``t0``.
+
+    Returns a :class:`Trajectory` whose ``state`` is the (n, d) state at ``t_eval[-1]`` (unit rows), and for
+    ``"DOP853"`` ``next_step``, the step size to continue with.
     """
     X = _normalise(np.array(X0, dtype=float))
     if not np.all(np.isfinite(X)):
         raise ValueError("X0: contains NaN, inf or a zero vector")
     shape = X.shape
     t_eval = _check_times(t_eval, t0)
-    obs = observer if observer is not None else (lambda Z: Z.copy())
-    out = []
-    n_steps = 0
+    if method not in SPHERE_METHODS:
+        raise ValueError(f"method: unknown method {method!r}; choose one of {', '.join(SPHERE_METHODS)}")
+    if method == "DOP853":
+        from .sphere_integrate import dop853_sphere
+
+        out, X_end, h_next, n_steps, n_evals = dop853_sphere(field, X, t_eval, args, t0=t0, rtol=rtol, atol=atol,
+                                                             observer=observer, first_step=first_step)
+        return Trajectory(t_eval, np.asarray(out), n_steps, X_end, h_next, n_evals)
     if method == "rk4":
+        from .sphere_integrate import rk4_sphere
+
         if dt is None or not dt > 0:
             raise ValueError("dt: fixed-step rk4 needs dt > 0")
-        t = t0
-        for te in t_eval:
-            while t < te - 1e-14 * max(1.0, abs(te)):
-                h = min(dt, te - t)
-                k1 = field(t, X, args)
-                k2 = field(t + h / 2, X + h / 2 * k1, args)
-                k3 = field(t + h / 2, X + h / 2 * k2, args)
-                k4 = field(t + h, X + h * k3, args)
-                X = _normalise(X + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4))
-                t += h
-                n_steps += 1
-            out.append(obs(X))
-        return Trajectory(t_eval, np.asarray(out), n_steps)
-    if method not in _ADAPTIVE:
-        raise ValueError(f"method: unknown method {method!r}; choose rk4, DOP853 or RK45")
+        out, X_end, n_steps = rk4_sphere(field, X, t_eval, args, t0=t0, dt=dt, observer=observer)
+        return Trajectory(t_eval, np.asarray(out), n_steps, X_end, None, 4 * n_steps)
+    obs = observer if observer is not None else (lambda Z: Z.copy())
+    last = {}
+
+    def observe(y):
+        last["X"] = _normalise(y.reshape(shape))
+        return obs(last["X"])
 
     def flat(t, y, a):
         return field(t, y.reshape(shape), a).ravel()
@@ -130,10 +147,11 @@ def integrate_sphere(
         drift = np.max(np.abs(np.einsum("ij,ij->i", Y, Y) - 1.0))
         return _normalise(Y).ravel() if drift > renorm_tol else None
 
-    return integrate_observed(
-        flat, X.ravel(), t_eval, args, t0=t0, method=method, rtol=rtol, atol=atol,
-        observer=lambda y: obs(_normalise(y.reshape(shape))), restart=restart,
+    traj = integrate_observed(
+        flat, X.ravel(), t_eval, args, t0=t0, method=method.removeprefix("scipy-"), rtol=rtol, atol=atol,
+        observer=observe, restart=restart,
     )
+    return Trajectory(t_eval, traj.y, traj.n_steps, last.get("X"), None, 0)
 
 
 def integrate_observed(field, y0, t_eval, args, *, t0=0.0, method="DOP853", rtol=1e-9, atol=1e-11,

@@ -49,8 +49,17 @@ def mean_token_norm(X) -> np.ndarray:
 
 
 def axis_observer(X) -> np.ndarray:
-    """Observer for any d: ``[r, λ_max-eigenvector (d)]`` concatenated, shape (d + 1,)."""
-    return np.concatenate([[order_parameter_r(X)], leading_axis(X)])
+    """Observer for any d: ``[r, λ_max-eigenvector (d)]`` concatenated, shape (d + 1,) — the values of
+    :func:`order_parameter_r` and :func:`leading_axis` from one partial eigendecomposition of M (LAPACK
+    ``syevr``, the top eigenpair only; 3–5× cheaper than the two full ones at d = 100)."""
+    from scipy.linalg import eigh
+
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    lam, vec = eigh(X.T @ X / n, subset_by_index=[d - 1, d - 1], check_finite=False)
+    v = vec[:, 0]
+    v = v * np.sign(v[np.argmax(np.abs(v))])
+    return np.concatenate([[(d * lam[0] - 1.0) / (d - 1.0)], v])
 
 
 def pseudo_r2(r, axes) -> np.ndarray:
