@@ -1,0 +1,102 @@
+"""The README works when pasted and states no result number that a test does not check: its library
+example runs and prints what its comments say; the claims it says failed in the last builds are the
+ones failing in `results/` (when a build is there); every other result number lives in
+results/FINDINGS.md (the Speed section is generated and checked by benchmarks/speed_table.py)."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def blocks(lang):
+    return re.findall(rf"```{lang}\n(.*?)```", README, re.S)
+
+
+def prose():
+    """README text a reader takes as statements: no code, links, the generated Speed section or the
+    Troubleshooting section (robust's, about errors, not results)."""
+    text = re.sub(r"<!-- speed:begin -->.*?<!-- speed:end -->", "", README, flags=re.S)
+    for title in ("Speed", "Troubleshooting"):
+        text = re.sub(rf"\n## {title}.*?(?=\n## |\Z)", "\n", text, flags=re.S)
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`]*`", "", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    return text
+
+
+def test_library_example_runs_as_pasted_and_prints_what_its_comments_say():
+    (code,) = [b for b in blocks("python") if "import lsadyn" in b]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    expected = [line.split("#", 1)[1].split("  (")[0].split(" (")[0].strip()
+                for line in code.splitlines() if line.startswith("print(")]
+    printed = out.stdout.splitlines()
+    assert len(printed) == len(expected)
+    for got, want in zip(printed, expected):
+        assert got.startswith(want), (got, want)
+
+
+def test_building_one_figure_is_shown_with_the_configfile_after_the_target():
+    bash = "\n".join(blocks("bash"))
+    assert "snakemake --cores 2 paper_figures/fig_case3.png\n" in bash
+    for line in bash.splitlines():
+        if "--configfile " in line:  # space-separated form: nothing may follow it but the file
+            assert re.search(r"--configfile \S+$", line), line
+    assert "--configfile=workflow/config/quick.yaml" in bash
+
+
+def test_recovery_commands_carry_the_configfile():
+    bash = "\n".join(blocks("bash"))
+    for flag in ("--unlock", "--rerun-incomplete"):
+        lines = [ln for ln in bash.splitlines() if flag in ln]
+        assert lines and all("--configfile" in ln for ln in lines), flag
+
+
+def failing_claims_stated():
+    m = re.search(r"paper config: ([^;]*?)(?: \(.*?\))?; quick config: ([^.]*)\.", " ".join(README.split()))
+    assert m, "README must say which claims failed in the paper and quick builds"
+    return {"paper": set(re.findall(r"C\d+", m.group(1))), "quick": set(re.findall(r"C\d+", m.group(2)))}
+
+
+def test_failing_claims_stated_in_the_readme_match_the_build_in_results():
+    stated = failing_claims_stated()
+    claims, highdim = ROOT / "results/tables/claims.csv", ROOT / "results/tables/highdim.csv"
+    if not (claims.is_file() and highdim.is_file()):
+        pytest.skip("no build in results/")
+    import pandas as pd
+
+    from lsadyn.paper.findings import tally
+
+    quick_d = yaml.safe_load((ROOT / "workflow/config/quick.yaml").read_text())["highdim"]["d"]
+    paper_d = yaml.safe_load((ROOT / "workflow/config/config.yaml").read_text())["highdim"]["d"]
+    d = int(pd.read_csv(highdim).d.iloc[0])
+    if d not in (quick_d, paper_d):
+        pytest.skip("results/ is from another config")
+    kind = "quick" if d == quick_d else "paper"
+    failing = set(tally(pd.read_csv(claims, keep_default_na=False)).claims_fail)
+    assert failing == stated[kind], f"README says {kind} build fails {sorted(stated[kind])}, results/ fail {sorted(failing)}"
+
+
+RESULT_LIKE = re.compile(r"(?<![\w.])(\d+\.\d+(?:\.\d+)?|\d{3,}|\d+(?:\.\d+)?e[-+]?\d+|\d+\s*%|\d+ of \d+)(?![\w.])")
+NOT_RESULTS = {"3.11", "2607.18584"}  # Python version, arXiv id
+
+
+def test_readme_states_no_result_number_outside_findings():
+    """Counts, errors, exponents and timings belong in results/FINDINGS.md or the generated Speed
+    section; the README's prose keeps the story (small integers in formulas are fine)."""
+    found = [m.group(0) for m in RESULT_LIKE.finditer(prose()) if m.group(0) not in NOT_RESULTS]
+    assert not found, f"hand-typed result numbers in README.md: {found}"
+
+
+def test_readme_links_findings_and_the_gallery_points_at_built_movies():
+    assert "results/FINDINGS.md" in README
+    movies = yaml.safe_load((ROOT / "workflow/config/config.yaml").read_text())["movies"]["scenarios"]
+    for m in movies:
+        assert f"paper_figures/movies/{m}_d2.gif" in README
