@@ -195,7 +195,8 @@ def integrate_observed(field, y0, t_eval, args, *, t0=0.0, method="DOP853", rtol
             y_new = restart(solver.y)
             if y_new is not None:
                 solver = make(solver.t, y_new)
-    return Trajectory(t_eval, np.asarray(out), n_steps)
+    state = solver.y.copy() if n_steps else y
+    return Trajectory(t_eval, np.asarray(out), n_steps, state)
 
 
 def integrate_flat(field, y0, t_eval, args, *, t0=0.0, method="DOP853", rtol=1e-10, atol=1e-12):

@@ -17,6 +17,14 @@ unwrapped :math:`\arg R_2` across it:
 ``undetermined``        anything else: still drifting, decaying oscillation, too short
 ======================  ==================================================================
 
+Algebraic approach to clusters (1 − |R₂| ~ c/t, e.g. on the det A = 0 or λ_max(V) = 0 boundaries) is
+decided by a trend fit instead of being left undetermined (:func:`algebraic_cluster_fit`): where |R₂| is
+still rising monotonically, already ≥ 1 − ``tol_fit_near`` and 1 − |R₂| fits a + b/t (and a power law
+t^p with p ≤ −``min_power``) with a relative residual ≤ ``tol_fit``, the extrapolated limit 1 − a is
+taken; if a ≤ ``tol_cluster`` the label is ``cluster_converge`` (|Δφ| ≤ ``tol_angle``) or
+``cluster_rotate`` (|Δφ| ≥ ``min_turn``), with ``details['approach'] = 'algebraic'`` and
+``details['extrapolated_abs_R2']`` = 1 − a (``abs_R2`` stays the last value read).
+
 Limit values: ``abs_R2`` = final |R₂| (r*), ``arg_R2_rate`` = Δφ / window length (for a rotation:
 2π × whole turns / their duration, exact for a non-uniform periodic rotation; with fewer than
 two whole turns in the window the plain average is used and ``details['rate_from_turns']`` is False),
@@ -45,6 +53,9 @@ class RegimeTolerances:
     tol_decay: float = 0.1
     tol_trend: float = 0.05
     tol_zero: float | None = None  # |R2| below this: arg undefined, interior state (default: tol_abs)
+    tol_fit: float = 0.02  # relative residual of the algebraic trend fit
+    tol_fit_near: float = 0.1  # the trend fit is tried only where 1 - |R2| <= this
+    min_power: float = 0.3  # ... and where 1 - |R2| decays at least like t^-min_power
 
 
 @dataclass
@@ -84,6 +95,47 @@ def _turn_rate(t, phi, fallback):
     return float((target[-1] - target[0]) / (times[-1] - times[0])), True
 
 
+def algebraic_cluster_fit(t, mod, tol: RegimeTolerances):
+    """Trend fit of a monotone approach of ``mod`` = |R₂| (window samples at times ``t`` > 0) to 1.
+
+    Fits y = 1 − |R₂| against 1/t (y ≈ a + b/t) and log y against log t (y ≈ c t^p). Returns the
+    extrapolated limit 1 − a if |R₂| is non-decreasing, 1 − |R₂| ≤ ``tol_fit_near``, b > 0,
+    p ≤ −``min_power`` and both fits leave relative residuals ≤ ``tol_fit``; else None.
+    """
+    y = 1.0 - np.asarray(mod, dtype=float)
+    t = np.asarray(t, dtype=float)
+    if t[0] <= 0 or np.any(y <= 0) or y[-1] > tol.tol_fit_near:
+        return None
+    if np.any(np.diff(y) > 1e-12 * max(1.0, y.max())):  # must be monotone (|R2| rising)
+        return None
+    span = y[0] - y[-1]
+    if span <= 0:
+        return None
+    x = 1.0 / t
+    b, a = np.polyfit(x, y, 1)
+    if b <= 0 or np.sqrt(np.mean((a + b * x - y) ** 2)) > tol.tol_fit * span:
+        return None
+    p, c = np.polyfit(np.log(t), np.log(y), 1)
+    if p > -tol.min_power or np.sqrt(np.mean((c + p * np.log(t) - np.log(y)) ** 2)) > tol.tol_fit:
+        return None
+    return 1.0 - a
+
+
+def _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method):
+    """A cluster decided by the trend fit, or None."""
+    limit = algebraic_cluster_fit(tw, mod, tol)
+    if limit is None or 1.0 - limit > tol.tol_cluster:
+        return None
+    details = {"approach": "algebraic", "extrapolated_abs_R2": float(limit)}
+    if abs(dphi) <= tol.tol_angle:
+        return RegimeResult("cluster_converge", r_end, rate, float("nan"), method, details)
+    if abs(dphi) >= tol.min_turn:
+        rate, exact = _turn_rate(tw, phi, rate)
+        details["rate_from_turns"] = exact
+        return RegimeResult("cluster_rotate", r_end, rate, 2 * np.pi / abs(rate), method, details)
+    return None
+
+
 def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: str = "") -> RegimeResult:
     """Classify a trajectory ``R2`` (m,) complex sampled at times ``t`` (m,) (see module doc)."""
     tol = tol or RegimeTolerances()
@@ -115,8 +167,8 @@ def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: s
             if clustered:
                 return RegimeResult("cluster_converge", r_end, rate, nan, method)
             if abs(mod[-1] - mod[0]) > tol.tol_trend * (1.0 - r_end):
-                return RegimeResult("undetermined", r_end, rate, nan, method,
-                                    {"reason": "|R2| still drifting (slow approach)"})
+                return _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method) or RegimeResult(
+                    "undetermined", r_end, rate, nan, method, {"reason": "|R2| still drifting (slow approach)"})
             return RegimeResult("interior_converge", r_end, rate, nan, method)
         if abs(dphi) >= tol.min_turn:
             label = "cluster_rotate" if clustered else "oscillate"
@@ -134,4 +186,5 @@ def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: s
             period = float(np.mean(np.diff(crossings)))
             return RegimeResult("oscillate", r_end, rate, period, method, {"amplitude": float(a2)})
         return RegimeResult("undetermined", r_end, rate, nan, method, {"reason": "decaying oscillation"})
-    return RegimeResult("undetermined", r_end, rate, nan, method, {"reason": "|R2| still drifting"})
+    return _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method) or RegimeResult(
+        "undetermined", r_end, rate, nan, method, {"reason": "|R2| still drifting"})

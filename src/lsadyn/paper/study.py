@@ -65,6 +65,8 @@ def _columns(results, method):
         f"rate_{method}": [r.arg_R2_rate for r in results],
         f"period_{method}": [r.period for r in results],
         f"amplitude_{method}": [r.details.get("amplitude", np.nan) for r in results],
+        f"t_decide_{method}": [r.details["t_decide"] for r in results],
+        f"budget_factor_{method}": [r.details["budget_factor"] for r in results],
         f"note_{method}": [r.details.get("reason", "") for r in results],
     }
 
@@ -72,26 +74,25 @@ def _columns(results, method):
 def classify_points(df: pd.DataFrame, oa: dict, agreement: dict, tol: dict, seed: int) -> pd.DataFrame:
     """Add OA, WS and particle regimes (and limit values) to every row of a parameter frame.
 
-    ``oa``: {horizon, n_samples}; ``agreement``: {n_tokens, horizon, n_samples}; ``tol``: the
-    :class:`RegimeTolerances` fields. WS and particles start from the same ``n_tokens`` uniform
-    angles drawn with ``seed``.
+    ``oa``: {horizon, n_samples, budget_factor}; ``agreement``: {n_tokens, horizon, n_samples, budget_factor};
+    ``tol``: the :class:`RegimeTolerances` fields. WS and particles start from the same ``n_tokens``
+    uniform angles drawn with ``seed``. Every run goes through the decision procedure of
+    :mod:`lsadyn.decide` (undecided runs continue up to ``budget_factor`` × the horizon); the OA batch also
+    integrates one start from the tokens' own R₂(0) (column ``regime_oa_token_start``: tells
+    multistability from finite-n effects).
     """
     A, V, beta = matrices(df)
     tolerances = RegimeTolerances(**tol)
     out = df.copy()
+    R0 = order_parameter_r2(uniform_angles(agreement["n_tokens"], seed))
     oa_res = predict_regime_batch(A, V, beta, horizon=oa["horizon"], n_samples=oa["n_samples"], tol=tolerances,
-                                  retry=oa["retry_factor"])
+                                  budget=oa["budget_factor"], token_start=R0)
     out = out.assign(**_columns(oa_res, "oa"))
-    out["horizon_factor_oa"] = [r.details["horizon_factor"] for r in oa_res]
+    out["regime_oa_token_start"] = [r.details["regime_token_start"] for r in oa_res]
     kw = dict(n=agreement["n_tokens"], seed=seed, horizon=agreement["horizon"], n_samples=agreement["n_samples"],
-              tol=tolerances, retry=agreement["retry_factor"])
+              tol=tolerances, budget=agreement["budget_factor"])
     out = out.assign(**_columns(ws_regime_batch(A, V, beta, **kw), "ws"))
     out = out.assign(**_columns(particles_regime_batch(A, V, beta, **kw), "particles"))
-    # diagnostic: OA started from the tokens' own initial R2 (tells multistability from finite-n effects)
-    R0 = order_parameter_r2(uniform_angles(agreement["n_tokens"], seed))
-    same = predict_regime_batch(A, V, beta, horizon=oa["horizon"], n_samples=oa["n_samples"], tol=tolerances,
-                                retry=oa["retry_factor"], starts=[R0])
-    out["regime_oa_token_start"] = [r.regime for r in same]
     out["oa_matches_prediction"] = [matches(r, p) if p else np.nan for r, p in zip(out.regime_oa, out.prediction)]
     return out
 
@@ -105,7 +106,7 @@ def disagreement_reason(row, n_tokens: int) -> str:
                 f"reaches {token_start}, as the tokens do")
     if "undetermined" in labels:
         why = "; ".join(sorted({getattr(row, f"note_{m}") for m in ("oa", "ws", "particles")} - {""}))
-        return (f"undetermined even after the longer-horizon retry ({why}): slow dynamics at a regime boundary "
+        return (f"undetermined after continuing to the budget ({why}): slow dynamics at a regime boundary "
                 "or degenerate point")
     amp = np.nanmax([row.amplitude_ws, row.amplitude_particles])
     if row.regime_oa.endswith("converge") and "oscillate" in labels:

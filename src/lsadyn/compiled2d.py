@@ -1,0 +1,352 @@
+r"""Compiled (numba) integrator of the d = 2 n-token system in doubled-phase points, batched over
+parameter points × tokens (SCIENCE.md §2, :func:`lsadyn.kuramoto.phase_point_field`).
+
+For every parameter point p and token k, :math:`z_k = e^{2i\theta_k} = x_k + i v_k` obeys
+
+.. math:: \dot z_k = i\omega z_k + \tfrac12 (H - \bar H z_k^2),\qquad
+          \omega = \beta\,\mathrm{tr}B(R_2),\ H = i\beta\,\overline{c(R_2)},\ R_2 = \tfrac1n\sum_k z_k .
+
+Each point is stepped on its own by the Dormand–Prince 8(5,3) pair (DOP853) with the same
+coefficients, error norm (RMS over the point's 2n components, scale ``atol + rtol·max(|y|, |y_new|)``),
+initial-step rule and step-size controller as :class:`scipy.integrate.DOP853` — the reference path
+(:func:`lsadyn.integrate.integrate_observed` with :func:`~lsadyn.kuramoto.phase_point_field`) that the
+tests compare against. The difference to scipy's run of a whole chunk is that every point has its own
+step size (scipy's norm mixes the points of a chunk).
+
+Fused: because every stage input is linear in the stage values, the order parameter of a stage input
+is the same linear combination of the per-stage token means, so each stage is one pass over the tokens
+(stage sum and field together). Only R₂ is observed, and only at the requested sample times: the
+7th-order dense output (three extra stages) is evaluated — on the means only — for the steps that
+contain a sample time; nothing else is stored. Runs continue from where they stopped
+(state, time and proposed step are kept), which the decision procedure of :mod:`lsadyn.decide` uses.
+
+Single-threaded by construction (no ``parallel=True``, no BLAS): one job uses one core.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from scipy.integrate._ivp import dop853_coefficients as _dop
+
+_A = np.ascontiguousarray(_dop.A, dtype=np.float64)  # (16, 16), rows 13..15 are the dense-output stages
+_B = np.ascontiguousarray(_dop.B, dtype=np.float64)  # (12,)
+_E3 = np.ascontiguousarray(_dop.E3, dtype=np.float64)  # (13,)
+_E5 = np.ascontiguousarray(_dop.E5, dtype=np.float64)  # (13,)
+_D = np.ascontiguousarray(_dop.D, dtype=np.float64)  # (4, 16)
+N_STAGES = 12
+SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
+ERROR_EXPONENT = -1.0 / 8.0
+
+#: status codes of :func:`advance_phase_points`
+OK, STEP_TOO_SMALL, NOT_FINITE = 0, 1, 2
+
+
+@njit(cache=True)
+def _omega_h(rr, ri, tr, cre, cim, beta):
+    """ω and H/2 (real, imaginary) of one point at R₂ = rr + i ri."""
+    trb = tr[0] + tr[1] * rr + tr[2] * ri
+    c_r = cre[0] + cre[1] * rr + cre[2] * ri
+    c_i = cim[0] + cim[1] * rr + cim[2] * ri
+    # H = iβ c̄ = iβ (c_r − i c_i) = β c_i + iβ c_r
+    return beta * trb, 0.5 * beta * c_i, 0.5 * beta * c_r
+
+
+@njit(cache=True)
+def _stage(x, v, Kx, Kv, s, arow, h, mx, mv, mkx, mkv, tr, cre, cim, beta):
+    """K[:, s] = f(y + h Σ_{j<s} a_j K[:, j]) in one pass; returns the token means of K[:, s]."""
+    n = x.size
+    rr = mx
+    ri = mv
+    for j in range(s):
+        rr += h * arow[j] * mkx[j]
+        ri += h * arow[j] * mkv[j]
+    om, hr, hi = _omega_h(rr, ri, tr, cre, cim, beta)
+    sx = 0.0
+    sv = 0.0
+    for k in range(n):
+        xi = x[k]
+        vi = v[k]
+        for j in range(s):
+            w = h * arow[j]
+            xi += w * Kx[k, j]
+            vi += w * Kv[k, j]
+        zr = xi * xi - vi * vi
+        zi = 2.0 * xi * vi
+        fx = -om * vi + hr - (hr * zr + hi * zi)
+        fv = om * xi + hi - (hr * zi - hi * zr)
+        Kx[k, s] = fx
+        Kv[k, s] = fv
+        sx += fx
+        sv += fv
+    return sx / n, sv / n
+
+
+@njit(cache=True)
+def _field_into(x, v, Kx, Kv, col, mx, mv, tr, cre, cim, beta):
+    om, hr, hi = _omega_h(mx, mv, tr, cre, cim, beta)
+    n = x.size
+    sx = 0.0
+    sv = 0.0
+    for k in range(n):
+        xi = x[k]
+        vi = v[k]
+        zr = xi * xi - vi * vi
+        zi = 2.0 * xi * vi
+        fx = -om * vi + hr - (hr * zr + hi * zi)
+        fv = om * xi + hi - (hr * zi - hi * zr)
+        Kx[k, col] = fx
+        Kv[k, col] = fv
+        sx += fx
+        sv += fv
+    return sx / n, sv / n
+
+
+@njit(cache=True)
+def _rms(ax, av, sx, sv):
+    n = ax.size
+    acc = 0.0
+    for k in range(n):
+        acc += (ax[k] / sx[k]) ** 2 + (av[k] / sv[k]) ** 2
+    return np.sqrt(acc / (2 * n))
+
+
+@njit(cache=True)
+def _initial_step(x, v, Kx, Kv, mx, mv, mkx, mkv, t_bound, rtol, atol, tr, cre, cim, beta):
+    """scipy's ``select_initial_step`` (order 7); needs K[:, 0] = f(y) and uses column 13 as scratch."""
+    n = x.size
+    sx = np.empty(n)
+    sv = np.empty(n)
+    for k in range(n):
+        sx[k] = atol + abs(x[k]) * rtol
+        sv[k] = atol + abs(v[k]) * rtol
+    d0 = _rms(x, v, sx, sv)
+    d1 = _rms(Kx[:, 0], Kv[:, 0], sx, sv)
+    if d0 < 1e-5 or d1 < 1e-5:
+        h0 = 1e-6
+    else:
+        h0 = 0.01 * d0 / d1
+    h0 = min(h0, t_bound)
+    x1 = x + h0 * Kx[:, 0]
+    v1 = v + h0 * Kv[:, 0]
+    _field_into(x1, v1, Kx, Kv, 13, mx + h0 * mkx[0], mv + h0 * mkv[0], tr, cre, cim, beta)
+    d2 = _rms(Kx[:, 13] - Kx[:, 0], Kv[:, 13] - Kv[:, 0], sx, sv) / h0
+    if d1 <= 1e-15 and d2 <= 1e-15:
+        h1 = max(1e-6, h0 * 1e-3)
+    else:
+        h1 = (0.01 / max(d1, d2)) ** (1.0 / 8.0)
+    return min(100 * h0, h1, t_bound)
+
+
+@njit(cache=True)
+def _dense_means(x, v, xn, vn, Kx, Kv, h, mx, mv, mxn, mvn, mkx, mkv, tr, cre, cim, beta, A, D, F):
+    """Three extra stages (13..15) from y_old = (x, v), then the 7 interpolant rows F (7, 2) on the means."""
+    for s in range(13, 16):
+        mkx[s], mkv[s] = _stage(x, v, Kx, Kv, s, A[s], h, mx, mv, mkx, mkv, tr, cre, cim, beta)
+    dx = mxn - mx
+    dv = mvn - mv
+    F[0, 0] = dx
+    F[0, 1] = dv
+    F[1, 0] = h * mkx[0] - dx
+    F[1, 1] = h * mkv[0] - dv
+    F[2, 0] = 2 * dx - h * (mkx[12] + mkx[0])
+    F[2, 1] = 2 * dv - h * (mkv[12] + mkv[0])
+    for r in range(4):
+        ax = 0.0
+        av = 0.0
+        for j in range(16):
+            ax += D[r, j] * mkx[j]
+            av += D[r, j] * mkv[j]
+        F[3 + r, 0] = h * ax
+        F[3 + r, 1] = h * av
+
+
+@njit(cache=True)
+def _dense_eval(F, mx, mv, xfrac):
+    yr = 0.0
+    yi = 0.0
+    for i in range(7):
+        r = 6 - i
+        yr += F[r, 0]
+        yi += F[r, 1]
+        if i % 2 == 0:
+            yr *= xfrac
+            yi *= xfrac
+        else:
+            yr *= 1 - xfrac
+            yi *= 1 - xfrac
+    return mx + yr, mv + yi
+
+
+@njit(cache=True)
+def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs, active, rtol, atol, nfev,
+                         nsteps, status):
+    """Advance the points ``active`` from their times ``t[p]`` to ``t_end`` (DOP853, see module doc).
+
+    ``X``, ``Y`` (P, n): Re z, Im z (updated in place); ``t``, ``h_next`` (P,): time and proposed next step
+    (0: choose the initial step as scipy does); ``tr``, ``cre``, ``cim`` (P, 3), ``beta`` (P,): affine
+    coefficients of tr B and c (:class:`lsadyn.kuramoto.KuramotoCoefficients`); ``obs_t`` (m,) ascending
+    sample times; ``obs`` (len(active), m) complex receives (row ia for point active[ia]) R₂ at those sample times lying in (t[p], t_end] (samples
+    at or before the start time get the current R₂). ``nfev``, ``nsteps`` (P,) are incremented;
+    ``status`` (P,) set to OK / STEP_TOO_SMALL / NOT_FINITE.
+    """
+    P, n = X.shape
+    m = obs_t.size
+    Kx = np.empty((n, 16))
+    Kv = np.empty((n, 16))
+    xn = np.empty(n)
+    vn = np.empty(n)
+    mkx = np.zeros(16)
+    mkv = np.zeros(16)
+    F = np.empty((7, 2))
+    A = _A
+    for ia in range(active.size):
+        p = active[ia]
+        x = X[p]
+        v = Y[p]
+        tp = t[p]
+        mx = x.mean()
+        mv = v.mean()
+        j = 0
+        while j < m and obs_t[j] <= tp:
+            obs[ia, j] = complex(mx, mv)
+            j += 1
+        status[p] = OK
+        if tp >= t_end:
+            continue
+        mkx[0], mkv[0] = _field_into(x, v, Kx, Kv, 0, mx, mv, tr[p], cre[p], cim[p], beta[p])
+        nfev[p] += 1
+        h_abs = h_next[p]
+        if h_abs <= 0:
+            h_abs = _initial_step(x, v, Kx, Kv, mx, mv, mkx, mkv, t_end - tp, rtol, atol, tr[p], cre[p], cim[p],
+                                  beta[p])
+            nfev[p] += 1
+        while tp < t_end:
+            min_step = 10 * abs(np.nextafter(tp, np.inf) - tp)
+            if h_abs < min_step:
+                h_abs = min_step
+            rejected = False
+            while True:
+                if h_abs < min_step:
+                    status[p] = STEP_TOO_SMALL
+                    break
+                t_new = tp + h_abs
+                if t_new > t_end:
+                    t_new = t_end
+                h = t_new - tp
+                for s in range(1, N_STAGES):
+                    mkx[s], mkv[s] = _stage(x, v, Kx, Kv, s, A[s], h, mx, mv, mkx, mkv, tr[p], cre[p], cim[p],
+                                            beta[p])
+                # new state, its field (FSAL, column 12) and the error norm, in one pass
+                mxn = mx
+                mvn = mv
+                for s in range(N_STAGES):
+                    mxn += h * _B[s] * mkx[s]
+                    mvn += h * _B[s] * mkv[s]
+                om, hr, hi = _omega_h(mxn, mvn, tr[p], cre[p], cim[p], beta[p])
+                e5 = 0.0
+                e3 = 0.0
+                sfx = 0.0
+                sfv = 0.0
+                finite = True
+                for k in range(n):
+                    a = x[k]
+                    b = v[k]
+                    for s in range(N_STAGES):
+                        a += h * _B[s] * Kx[k, s]
+                        b += h * _B[s] * Kv[k, s]
+                    xn[k] = a
+                    vn[k] = b
+                    zr = a * a - b * b
+                    zi = 2.0 * a * b
+                    fx = -om * b + hr - (hr * zr + hi * zi)
+                    fv = om * a + hi - (hr * zi - hi * zr)
+                    Kx[k, 12] = fx
+                    Kv[k, 12] = fv
+                    sfx += fx
+                    sfv += fv
+                    r5x = 0.0
+                    r5v = 0.0
+                    r3x = 0.0
+                    r3v = 0.0
+                    for s in range(13):
+                        r5x += _E5[s] * Kx[k, s]
+                        r5v += _E5[s] * Kv[k, s]
+                        r3x += _E3[s] * Kx[k, s]
+                        r3v += _E3[s] * Kv[k, s]
+                    scx = atol + max(abs(x[k]), abs(a)) * rtol
+                    scv = atol + max(abs(v[k]), abs(b)) * rtol
+                    e5 += (r5x / scx) ** 2 + (r5v / scv) ** 2
+                    e3 += (r3x / scx) ** 2 + (r3v / scv) ** 2
+                nfev[p] += N_STAGES
+                if not (np.isfinite(e5) and np.isfinite(e3) and np.isfinite(sfx) and np.isfinite(sfv)):
+                    finite = False
+                if not finite:
+                    status[p] = NOT_FINITE
+                    break
+                mkx[12] = sfx / n
+                mkv[12] = sfv / n
+                if e5 == 0.0 and e3 == 0.0:
+                    err = 0.0
+                else:
+                    err = h * e5 / np.sqrt((e5 + 0.01 * e3) * 2 * n)
+                if err < 1:
+                    if err == 0:
+                        factor = MAX_FACTOR
+                    else:
+                        factor = min(MAX_FACTOR, SAFETY * err ** ERROR_EXPONENT)
+                    if rejected:
+                        factor = min(1.0, factor)
+                    # observe the sample times in (tp, t_new]
+                    have_dense = False
+                    while j < m and obs_t[j] <= t_new:
+                        if obs_t[j] == t_new:
+                            obs[ia, j] = complex(mxn, mvn)
+                        else:
+                            if not have_dense:
+                                _dense_means(x, v, xn, vn, Kx, Kv, h, mx, mv, mxn, mvn, mkx, mkv, tr[p], cre[p],
+                                             cim[p], beta[p], A, _D, F)
+                                nfev[p] += 3
+                                have_dense = True
+                            fr, fi = _dense_eval(F, mx, mv, (obs_t[j] - tp) / h)
+                            obs[ia, j] = complex(fr, fi)
+                        j += 1
+                    # accept: y ← y_new, K[:, 0] ← K[:, 12] (FSAL)
+                    for k in range(n):
+                        x[k] = xn[k]
+                        v[k] = vn[k]
+                        Kx[k, 0] = Kx[k, 12]
+                        Kv[k, 0] = Kv[k, 12]
+                    mkx[0] = mkx[12]
+                    mkv[0] = mkv[12]
+                    mx = mxn
+                    mv = mvn
+                    # the proposal for the next step: the unclipped step times the factor
+                    h_abs = h * factor if t_new < t_end else max(h_abs, h * factor)
+                    tp = t_new
+                    nsteps[p] += 1
+                    break
+                h_abs *= max(MIN_FACTOR, SAFETY * err ** ERROR_EXPONENT)
+                rejected = True
+            if status[p] != OK:
+                break
+        t[p] = tp
+        h_next[p] = h_abs
+
+
+@njit(cache=True)
+def field_floor(X, Y, tr, cre, cim, beta, OX, OY):
+    """The fused field alone on the same arrays (one evaluation per point and token): the floor that
+    :func:`advance_phase_points` is measured against (benchmarks/bench_core.py)."""
+    P, n = X.shape
+    for p in range(P):
+        x = X[p]
+        v = Y[p]
+        om, hr, hi = _omega_h(x.mean(), v.mean(), tr[p], cre[p], cim[p], beta[p])
+        for k in range(n):
+            xi = x[k]
+            vi = v[k]
+            zr = xi * xi - vi * vi
+            zi = 2.0 * xi * vi
+            OX[p, k] = -om * vi + hr - (hr * zr + hi * zi)
+            OY[p, k] = om * xi + hi - (hr * zi - hi * zr)

@@ -1,0 +1,104 @@
+"""The one decision procedure shared by every OA, WS and token run (single-point and batch APIs, CLI,
+pipeline): integrate, classify, and while undecided **continue from where the run stopped** with a
+longer horizon, until the classifier decides or the budget runs out.
+
+Time is the rescaled s = t/τ of each point (so one grid serves a batch). With base horizon ``S`` and
+``n_samples`` samples, the grid is ``s_j = j·Δ``, Δ = S/(n_samples − 1). The horizon multiples tried are
+1, 2, 4, … (doubling) and finally ``budget`` itself (:func:`horizon_factors`). At multiple f the run has
+reached ``f·S`` and the classifier reads the last ``window`` fraction of the grid up to there — exactly
+the samples :func:`lsadyn.regimes.classify_r2_trajectory` would read from a run of horizon f·S with
+f·(n_samples − 1) + 1 samples (same resolution), so a run decided at f = 1 gives the result of the plain
+fixed-horizon run. Only those window samples are observed (requested from the integrator); the window of
+the next multiple either starts after the current end or inside the current window, so nothing is
+integrated twice.
+
+A point counts as undecided when its label is ``undetermined`` or a rotation has fewer than two whole
+turns in the window (``details['rate_from_turns'] is False``: the rate is then a plain average)
+(:func:`is_undecided`).
+Every result records ``details['t_decide']`` (physical time, τ·f·S, at which it was decided, or at which
+the budget ran out) and ``details['budget_factor']`` (the multiple f used).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .regimes import RegimeTolerances
+
+#: Default budget: undecided runs continue up to this multiple of the base horizon.
+DEFAULT_BUDGET = 16
+
+
+def horizon_factors(budget: float) -> list[float]:
+    """Horizon multiples tried: 1, 2, 4, … below ``budget``, then ``budget`` (≥ 1)."""
+    budget = float(budget)
+    if not np.isfinite(budget) or budget < 1:
+        raise ValueError(f"budget: must be a finite number >= 1, got {budget!r}")
+    out = [1.0]
+    while out[-1] * 2 < budget:
+        out.append(out[-1] * 2)
+    if out[-1] < budget:
+        out.append(budget)
+    return out
+
+
+def is_undecided(res) -> bool:
+    """Continue this run? (label ``undetermined``, a rotation rate from fewer than two whole turns, or a
+    part of the run flagged ``details['undecided_part']``, e.g. OA's extra start from the tokens' R₂(0))."""
+    return (res.regime == "undetermined" or res.details.get("rate_from_turns") is False
+            or bool(res.details.get("undecided_part", False)))
+
+
+def window_tolerances(tol: RegimeTolerances | None) -> RegimeTolerances:
+    """The tolerances to classify an already-cut window (every sample read)."""
+    return replace(tol or RegimeTolerances(), window=1.0)
+
+
+def decide(run, n_points: int, horizon: float, n_samples: int, budget: float, classify, tau, *,
+           window: float = 0.3, progress=None) -> list:
+    """Run the decision procedure on ``n_points`` points.
+
+    ``run.advance(idx, times) -> samples``: integrate the points ``idx`` (int array) from where they
+    stopped to ``times[-1]`` and return their observations at ``times`` (ascending, rescaled time), an
+    array of shape (len(idx), len(times), ...). ``classify(i, s, samples_i) -> RegimeResult`` reads one
+    point's window (``s`` (m,), ``samples_i`` (m, ...)) and returns rates/periods in physical time.
+    ``tau`` (n_points,): time scales (physical t = τ s). ``progress``: optional callable(fraction_done).
+    """
+    n_samples = int(n_samples)
+    ds = float(horizon) / (n_samples - 1)
+    tau = np.broadcast_to(np.asarray(tau, dtype=float), (n_points,))
+    factors = horizon_factors(budget)
+    results: list = [None] * n_points
+    pending = np.arange(n_points)
+    buf = None
+    prev_j0 = prev_j1 = -1
+    for stage, f in enumerate(factors):
+        j1 = int(round((n_samples - 1) * f))
+        j0 = int(np.floor((1 - window) * (j1 + 1)))
+        first_new = max(j0, prev_j1 + 1)
+        s_new = ds * np.arange(first_new, j1 + 1)
+        new = np.asarray(run.advance(pending, s_new))
+        if buf is not None and first_new > j0:
+            win = np.concatenate([buf[:, j0 - prev_j0:], new], axis=1)
+        else:
+            win = new
+        s_win = ds * np.arange(j0, j1 + 1)
+        last = stage == len(factors) - 1
+        keep = []
+        for row, i in enumerate(pending):
+            res = classify(int(i), s_win, win[row])
+            res.details["t_decide"] = float(s_win[-1] * tau[i])
+            res.details["budget_factor"] = float(f)
+            results[i] = res
+            if not last and is_undecided(res):
+                keep.append(row)
+        pending = pending[keep]
+        buf = win[keep]
+        prev_j0, prev_j1 = j0, j1
+        if progress is not None:
+            progress(1.0 if pending.size == 0 or last else f / factors[-1])
+        if pending.size == 0:
+            break
+    return results

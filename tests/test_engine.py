@@ -1,0 +1,104 @@
+"""The compiled d = 2 token integrator against the scipy reference, the decision procedure
+(continuation, budget, trend fit) and the user's initial tokens."""
+
+import numpy as np
+import pytest
+
+from lsadyn import particles_regime_batch, predict_regime, simulate_regime, ws_regime
+from lsadyn.decide import horizon_factors
+from lsadyn.regimes import RegimeTolerances, algebraic_cluster_fit, classify_r2_trajectory
+
+I2 = np.eye(2)
+J = np.array([[0.0, -1.0], [1.0, 0.0]])
+
+#: two points of every regime (labels derived in tests/test_regimes.py and SCIENCE.md §3)
+POINTS = [
+    (I2, I2, "cluster_converge"),
+    (np.array([[1.0, 0.3], [-0.1, 0.7]]), I2, "cluster_converge"),
+    (I2, -I2, "interior_converge"),
+    (I2, np.diag([-0.5, -1.5]), "interior_converge"),
+    (I2, I2 + J, "cluster_rotate"),
+    (I2, 0.5 * I2 - 2 * J, "cluster_rotate"),
+    (I2, np.array([[0.5, 1.0], [-1.0, -0.5]]), "oscillate"),
+    (I2, np.array([[0.2, 1.0], [-1.0, -0.2]]), "oscillate"),
+]
+
+
+def _close(a, b, rel=1e-4, floor=1e-6):
+    if np.isnan(a) or np.isnan(b):
+        return np.isnan(a) and np.isnan(b)
+    return abs(a - b) <= max(rel * abs(b), floor)
+
+
+def test_compiled_matches_scipy_reference_on_every_regime():
+    """Same labels; |R₂|, rotation rate and period within 1e-4 relative (1e-6 absolute near 0, where
+    relative differences of round-off-sized values are meaningless)."""
+    A = np.stack([p[0] for p in POINTS])
+    V = np.stack([p[1] for p in POINTS])
+    kw = dict(n=300, seed=3, horizon=200.0, n_samples=1500)
+    fast = particles_regime_batch(A, V, 0.8, engine="compiled", **kw)
+    ref = particles_regime_batch(A, V, 0.8, engine="scipy", **kw)
+    assert [r.regime for r in ref] == [p[2] for p in POINTS]
+    for f, r in zip(fast, ref):
+        assert f.regime == r.regime
+        assert _close(f.abs_R2, r.abs_R2) and _close(f.arg_R2_rate, r.arg_R2_rate) and _close(f.period, r.period)
+        assert f.details["budget_factor"] == r.details["budget_factor"]
+
+
+def test_horizon_factors_and_budget():
+    assert horizon_factors(1) == [1.0]
+    assert horizon_factors(10) == [1, 2, 4, 8, 10]
+    assert horizon_factors(16) == [1, 2, 4, 8, 16]
+    with pytest.raises(ValueError, match="^budget:"):
+        horizon_factors(0.5)
+
+
+def test_continuation_equals_one_long_run():
+    """A run decided after continuing to f × horizon reads the same window as one run of f × horizon:
+    A = I, V = 0.05 I + J rotates (|R₂| → 1) but only slowly approaches the circle; horizon 20 is too
+    short, the procedure continues and must agree with a fixed run of the horizon it reached."""
+    V = 0.05 * I2 + J
+    cont = simulate_regime(I2, V, n=200, seed=1, horizon=20.0, n_samples=400, budget=64)
+    f = cont.details["budget_factor"]
+    assert f > 1 and cont.regime == "cluster_rotate"
+    one = simulate_regime(I2, V, n=200, seed=1, horizon=20.0 * f, n_samples=int(399 * f) + 1, budget=1)
+    assert one.regime == cont.regime
+    assert _close(cont.abs_R2, one.abs_R2, 1e-6) and _close(cont.arg_R2_rate, one.arg_R2_rate, 1e-6)
+    assert cont.details["t_decide"] == pytest.approx(one.details["t_decide"])
+
+
+def test_every_result_records_the_decision():
+    for res in (predict_regime(I2, I2), ws_regime(I2, I2, n=100), simulate_regime(I2, I2, n=100),
+                simulate_regime(np.eye(3), np.eye(3), n=50, horizon=50, n_samples=200)):
+        assert res.details["budget_factor"] >= 1 and res.details["t_decide"] > 0
+
+
+def test_algebraic_approach_is_decided_by_trend_fit():
+    """λ_max(V) = 0 boundary, A = I, V = diag(0, −1): on the circle φ̇ ∝ −sin²φ-type degenerate fixed point,
+    1 − |R₂| ~ c/t. Decided as a cluster by the trend fit (not undetermined), and the synthetic law too."""
+    t = np.linspace(0, 400, 4000)
+    res = classify_r2_trajectory(t, (1 - 2 / (t + 3)).astype(complex))
+    assert res.regime == "cluster_converge" and res.details["approach"] == "algebraic"
+    assert algebraic_cluster_fit(t[2800:], 1 - 2 / (t[2800:] + 3), RegimeTolerances()) == pytest.approx(1, abs=1e-4)
+    # approach to an interior value is not mistaken for clustering
+    assert classify_r2_trajectory(t, (0.99 - 0.05 * np.exp(-t / 150)).astype(complex)).regime == "undetermined"
+    for f in (predict_regime, ws_regime, simulate_regime):
+        assert f(I2, np.diag([0.0, -1.0])).regime == "cluster_converge"
+
+
+def test_user_tokens_X0():
+    theta = np.linspace(0, np.pi, 64, endpoint=False) + 0.01
+    X = np.stack([np.cos(theta), np.sin(theta)], axis=1)
+    a = simulate_regime(I2, I2, X0=theta)
+    b = simulate_regime(I2, I2, X0=X)
+    assert a.regime == b.regime == "cluster_converge" and a.abs_R2 == b.abs_R2
+    with pytest.raises(ValueError, match="^X0: tokens must have unit norm"):
+        simulate_regime(I2, I2, X0=2 * X)
+    with pytest.raises(ValueError, match="^X0: contains NaN"):
+        simulate_regime(I2, I2, X0=np.full(5, np.nan))
+    with pytest.raises(ValueError, match="^X0: expected tokens of dimension d = 3"):
+        simulate_regime(np.eye(3), np.eye(3), X0=X)
+    with pytest.raises(ValueError, match="^X0: angles of shape"):
+        simulate_regime(np.eye(3), np.eye(3), X0=theta)
+    with pytest.raises(ValueError, match="^n: X0 holds 64 tokens"):
+        simulate_regime(I2, I2, X0=X, n=10)
