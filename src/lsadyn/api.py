@@ -129,6 +129,46 @@ class _OARun:
         return out
 
 
+def _coeff_rows(coeffs) -> np.ndarray:
+    """(P, 10) rows [tr (3), Re c (3), Im c (3), β] of flattened :class:`KuramotoCoefficients`."""
+    P = int(np.prod(coeffs.shape))
+    return np.ascontiguousarray(np.concatenate([
+        coeffs.tr.reshape(P, 3), coeffs.c.real.reshape(P, 3), coeffs.c.imag.reshape(P, 3),
+        np.reshape(coeffs.beta, (P, 1))], axis=1), dtype=float)
+
+
+class _SmallRunCompiled:
+    """OA (K starts per point) or WS systems stepped one by one by :func:`lsadyn.compiled2d.advance_small`."""
+
+    def __init__(self, kind, coeffs, Y0, K=1, w=None, rtol=1e-10, atol=1e-12):
+        self.kind, self.K = kind, K
+        self.Y = np.ascontiguousarray(Y0, dtype=float)
+        self.cf = _coeff_rows(coeffs)
+        w = np.zeros(1, complex) if w is None else np.asarray(w, dtype=complex)
+        self.w_re, self.w_im = np.ascontiguousarray(w.real), np.ascontiguousarray(w.imag)
+        P = self.Y.shape[0]
+        self.t = np.zeros(P)
+        self.h = np.zeros(P)
+        self.nfev = np.zeros(P, dtype=np.int64)
+        self.nsteps = np.zeros(P, dtype=np.int64)
+        self.status = np.zeros(P, dtype=np.int64)
+        self.rtol, self.atol = float(rtol), float(atol)
+
+    def advance(self, idx, times):
+        from .compiled2d import OK, advance_small
+
+        active = (np.asarray(idx, dtype=np.int64)[:, None] * self.K + np.arange(self.K)).ravel()
+        times = np.ascontiguousarray(times, dtype=float)
+        obs = np.empty((active.size, times.size), dtype=complex)
+        advance_small(self.kind, self.Y, self.t, self.h, self.cf, self.w_re, self.w_im, float(times[-1]), times, obs,
+                      active, self.rtol, self.atol, self.nfev, self.nsteps, self.status)
+        bad = active[self.status[active] != OK]
+        if bad.size:
+            raise FloatingPointError(f"integration failed at s={self.t[bad[0]]:.6g} for system {bad[0]}")
+        out = obs.reshape(len(idx), self.K, times.size).transpose(0, 2, 1)
+        return out if self.K > 1 or self.kind == 0 else out[..., 0]
+
+
 def _take(coeffs, idx):
     return KuramotoCoefficients(tr=coeffs.tr[idx], c=coeffs.c[idx], beta=coeffs.beta[idx])
 
@@ -264,15 +304,17 @@ def _budget(budget, retry):
 
 
 def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=None, chunk=128,
-                         budget=DEFAULT_BUDGET, starts=None, token_start=None, progress=None, retry=None):
+                         budget=DEFAULT_BUDGET, starts=None, token_start=None, engine="compiled", progress=None,
+                         retry=None):
     """OA regimes of N points, A and V of shape (N, 2, 2) (see :func:`predict_regime`), by the decision
     procedure of :mod:`lsadyn.decide` (undecided points continue up to ``budget`` × the horizon).
 
     ``starts`` (k,) replaces the near-uniform initial values of R₂ (default :func:`oa_start_points`); the
     label is the strict-majority vote over them. ``token_start`` (scalar or (N,)): one more start per
     point, e.g. the tokens' own R₂(0), integrated in the same batch; its label is reported in
-    ``details['regime_token_start']`` (it does not vote). ``chunk``: points per scipy system (128 measured
-    ~1.8× faster than 32).
+    ``details['regime_token_start']`` (it does not vote). ``engine``: ``"compiled"`` (every start its own
+    DOP853 run, :func:`lsadyn.compiled2d.advance_small`) or ``"scipy"`` (the reference: scipy DOP853 on
+    chunks of ``chunk`` points as one system).
     """
     A, V, beta, tau = _batch_inputs(A, V, beta)
     starts = oa_start_points() if starts is None else np.atleast_1d(np.asarray(starts, dtype=complex))
@@ -292,7 +334,15 @@ def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=N
             out.details["undecided_part"] = res[k].regime == "undetermined"
         return out
 
-    run = _OARun(coeffs, R0, max(1, int(chunk)))
+    if engine == "compiled":
+        from .compiled2d import OA_KIND
+
+        R0f = np.ascontiguousarray(R0).ravel()
+        run = _SmallRunCompiled(OA_KIND, coeffs, np.stack([R0f.real, R0f.imag], axis=1), K=K)
+    elif engine == "scipy":
+        run = _OARun(coeffs, R0, max(1, int(chunk)))
+    else:
+        raise ValueError(f"engine: unknown engine {engine!r}; choose compiled or scipy")
     return decide(run, N, as_positive_float(horizon, "horizon"), as_int_at_least(n_samples, "n_samples", 64),
                   _budget(budget, retry), classify, tau, window=(tol or RegimeTolerances()).window, progress=progress)
 
@@ -347,12 +397,24 @@ def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_s
 
 
 def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=4000, tol=None,
-                    rtol=1e-8, atol=1e-10, chunk=16, budget=DEFAULT_BUDGET, progress=None, retry=None):
-    """Regimes from the WS reduction (3 variables per point) of the populations of
-    :func:`particles_regime_batch` (same seed, same angles, same decision procedure)."""
+                    rtol=1e-8, atol=1e-10, chunk=16, budget=DEFAULT_BUDGET, engine="compiled", progress=None,
+                    retry=None):
+    """Regimes from the WS reduction (3 variables per point, R₂ by the exact sum over the n constants of
+    motion) of the populations of :func:`particles_regime_batch` (same seed, same angles, same decision
+    procedure). ``engine``: ``"compiled"`` (:func:`lsadyn.compiled2d.advance_small`, each point its own
+    step) or ``"scipy"`` (reference, chunks of ``chunk`` points)."""
     A, V, beta, tau = _batch_inputs(A, V, beta)
     theta0 = uniform_angles(as_int_at_least(n, "n", 2), seed)
-    run = _WSRun(kuramoto_coefficients(A, V, beta * tau), theta0, max(1, int(chunk)), rtol, atol)
+    coeffs = kuramoto_coefficients(A, V, beta * tau)
+    if engine == "compiled":
+        from .compiled2d import WS_KIND
+
+        run = _SmallRunCompiled(WS_KIND, coeffs, np.zeros((A.shape[0], 3)), w=np.exp(2j * theta0), rtol=rtol,
+                                atol=atol)
+    elif engine == "scipy":
+        run = _WSRun(coeffs, theta0, max(1, int(chunk)), rtol, atol)
+    else:
+        raise ValueError(f"engine: unknown engine {engine!r}; choose compiled or scipy")
     return decide(run, A.shape[0], as_positive_float(horizon, "horizon"), as_int_at_least(n_samples, "n_samples", 64),
                   _budget(budget, retry), _classifier("ws", tol, tau), tau,
                   window=(tol or RegimeTolerances()).window, progress=progress)

@@ -350,3 +350,215 @@ def field_floor(X, Y, tr, cre, cim, beta, OX, OY):
             zi = 2.0 * xi * vi
             OX[p, k] = -om * vi + hr - (hr * zr + hi * zi)
             OY[p, k] = om * xi + hi - (hr * zi - hi * zr)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Small systems: the OA ODE (state R₂, 2 reals) and the WS variables (α, η; 3 reals, R₂ by the exact O(n) sum
+# over the constants of motion w_k), one system per row, same DOP853 pair and controller as above.
+
+OA_KIND, WS_KIND = 0, 1
+
+
+@njit(cache=True)
+def _riccati(a, b, om, hr, hi):
+    """iω z + H/2 − (H̄/2) z² for z = a + ib and H/2 = hr + i hi."""
+    zr = a * a - b * b
+    zi = 2.0 * a * b
+    return -om * b + hr - (hr * zr + hi * zi), om * a + hi - (hr * zi - hi * zr)
+
+
+@njit(cache=True)
+def _ws_r2(y0, y1, y2, w_re, w_im):
+    """R₂ = (1/n) Σ_k (α + u_k)/(1 + ᾱ u_k), u_k = e^{iη} w_k (exact sum)."""
+    ce = np.cos(y2)
+    se = np.sin(y2)
+    sr = 0.0
+    si = 0.0
+    n = w_re.size
+    for k in range(n):
+        ur = ce * w_re[k] - se * w_im[k]
+        ui = ce * w_im[k] + se * w_re[k]
+        nr = y0 + ur
+        ni = y1 + ui
+        # 1 + conj(α) u
+        dr = 1.0 + y0 * ur + y1 * ui
+        di = y0 * ui - y1 * ur
+        den = dr * dr + di * di
+        sr += (nr * dr + ni * di) / den
+        si += (ni * dr - nr * di) / den
+    return sr / n, si / n
+
+
+@njit(cache=True)
+def _small_field(kind, y, out, cf, w_re, w_im):
+    if kind == OA_KIND:
+        rr = y[0]
+        ri = y[1]
+    else:
+        rr, ri = _ws_r2(y[0], y[1], y[2], w_re, w_im)
+    om, hr, hi = _omega_h(rr, ri, cf[0:3], cf[3:6], cf[6:9], cf[9])
+    out[0], out[1] = _riccati(y[0], y[1], om, hr, hi)
+    if kind == WS_KIND:
+        out[2] = om - 2.0 * (hr * y[1] - hi * y[0])
+
+
+@njit(cache=True)
+def _small_observe(kind, y, w_re, w_im):
+    if kind == OA_KIND:
+        return complex(y[0], y[1])
+    rr, ri = _ws_r2(y[0], y[1], y[2], w_re, w_im)
+    return complex(rr, ri)
+
+
+@njit(cache=True)
+def _small_rms(a, scale):
+    acc = 0.0
+    for i in range(a.size):
+        acc += (a[i] / scale[i]) ** 2
+    return np.sqrt(acc / a.size)
+
+
+@njit(cache=True)
+def advance_small(kind, Y, t, h_next, cf, w_re, w_im, t_end, obs_t, obs, active, rtol, atol, nfev, nsteps, status):
+    """Like :func:`advance_phase_points` for small systems, one per row of ``Y`` (P, dim): ``kind`` OA_KIND
+    (dim 2, y = [Re R₂, Im R₂]) or WS_KIND (dim 3, y = [Re α, Im α, η] with constants w = w_re + i w_im).
+    ``cf`` (P, 10): [tr (3), Re c (3), Im c (3), β]. ``obs`` rows follow ``active``."""
+    dim = Y.shape[1]
+    m = obs_t.size
+    K = np.empty((16, dim))
+    yn = np.empty(dim)
+    ys = np.empty(dim)
+    sc = np.empty(dim)
+    e5 = np.empty(dim)
+    e3 = np.empty(dim)
+    F = np.empty((7, dim))
+    A = _A
+    for ia in range(active.size):
+        p = active[ia]
+        y = Y[p]
+        c = cf[p]
+        tp = t[p]
+        j = 0
+        while j < m and obs_t[j] <= tp:
+            obs[ia, j] = _small_observe(kind, y, w_re, w_im)
+            j += 1
+        status[p] = OK
+        if tp >= t_end:
+            continue
+        _small_field(kind, y, K[0], c, w_re, w_im)
+        nfev[p] += 1
+        h_abs = h_next[p]
+        if h_abs <= 0:  # scipy's select_initial_step, order 7
+            for i in range(dim):
+                sc[i] = atol + abs(y[i]) * rtol
+            d0 = _small_rms(y, sc)
+            d1 = _small_rms(K[0], sc)
+            h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
+            h0 = min(h0, t_end - tp)
+            for i in range(dim):
+                ys[i] = y[i] + h0 * K[0, i]
+            _small_field(kind, ys, K[13], c, w_re, w_im)
+            nfev[p] += 1
+            d2 = _small_rms(K[13] - K[0], sc) / h0
+            if d1 <= 1e-15 and d2 <= 1e-15:
+                h1 = max(1e-6, h0 * 1e-3)
+            else:
+                h1 = (0.01 / max(d1, d2)) ** (1.0 / 8.0)
+            h_abs = min(100 * h0, h1, t_end - tp)
+        while tp < t_end:
+            min_step = 10 * abs(np.nextafter(tp, np.inf) - tp)
+            if h_abs < min_step:
+                h_abs = min_step
+            rejected = False
+            while True:
+                if h_abs < min_step:
+                    status[p] = STEP_TOO_SMALL
+                    break
+                t_new = min(tp + h_abs, t_end)
+                h = t_new - tp
+                for s in range(1, N_STAGES):
+                    for i in range(dim):
+                        acc = y[i]
+                        for q in range(s):
+                            acc += h * A[s, q] * K[q, i]
+                        ys[i] = acc
+                    _small_field(kind, ys, K[s], c, w_re, w_im)
+                for i in range(dim):
+                    acc = y[i]
+                    for q in range(N_STAGES):
+                        acc += h * _B[q] * K[q, i]
+                    yn[i] = acc
+                _small_field(kind, yn, K[12], c, w_re, w_im)
+                nfev[p] += N_STAGES
+                s5 = 0.0
+                s3 = 0.0
+                for i in range(dim):
+                    a5 = 0.0
+                    a3 = 0.0
+                    for q in range(13):
+                        a5 += _E5[q] * K[q, i]
+                        a3 += _E3[q] * K[q, i]
+                    scale = atol + max(abs(y[i]), abs(yn[i])) * rtol
+                    s5 += (a5 / scale) ** 2
+                    s3 += (a3 / scale) ** 2
+                if not (np.isfinite(s5) and np.isfinite(s3)):
+                    status[p] = NOT_FINITE
+                    break
+                if s5 == 0.0 and s3 == 0.0:
+                    err = 0.0
+                else:
+                    err = h * s5 / np.sqrt((s5 + 0.01 * s3) * dim)
+                if err < 1:
+                    if err == 0:
+                        factor = MAX_FACTOR
+                    else:
+                        factor = min(MAX_FACTOR, SAFETY * err ** ERROR_EXPONENT)
+                    if rejected:
+                        factor = min(1.0, factor)
+                    have_dense = False
+                    while j < m and obs_t[j] <= t_new:
+                        if obs_t[j] == t_new:
+                            obs[ia, j] = _small_observe(kind, yn, w_re, w_im)
+                        else:
+                            if not have_dense:
+                                for s in range(13, 16):
+                                    for i in range(dim):
+                                        acc = y[i]
+                                        for q in range(s):
+                                            acc += h * A[s, q] * K[q, i]
+                                        ys[i] = acc
+                                    _small_field(kind, ys, K[s], c, w_re, w_im)
+                                nfev[p] += 3
+                                for i in range(dim):
+                                    dy = yn[i] - y[i]
+                                    F[0, i] = dy
+                                    F[1, i] = h * K[0, i] - dy
+                                    F[2, i] = 2 * dy - h * (K[12, i] + K[0, i])
+                                    for r in range(4):
+                                        acc = 0.0
+                                        for q in range(16):
+                                            acc += _D[r, q] * K[q, i]
+                                        F[3 + r, i] = h * acc
+                                have_dense = True
+                            xf = (obs_t[j] - tp) / h
+                            for i in range(dim):
+                                acc = 0.0
+                                for q in range(7):
+                                    acc += F[6 - q, i]
+                                    acc *= xf if q % 2 == 0 else 1 - xf
+                                ys[i] = y[i] + acc
+                            obs[ia, j] = _small_observe(kind, ys, w_re, w_im)
+                        j += 1
+                    for i in range(dim):
+                        y[i] = yn[i]
+                        K[0, i] = K[12, i]
+                    h_abs = h * factor if t_new < t_end else max(h_abs, h * factor)
+                    tp = t_new
+                    nsteps[p] += 1
+                    break
+                h_abs *= max(MIN_FACTOR, SAFETY * err ** ERROR_EXPONENT)
+                rejected = True
+            if status[p] != OK:
+                break
+        t[p] = tp
+        h_next[p] = h_abs
