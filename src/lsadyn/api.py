@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 import numpy as np
 
+from .budget import check_budget
 from .decide import DEFAULT_BUDGET, decide, window_tolerances
 from .dynamics import attention, field_for
 from .integrate import (integrate_flat, integrate_observed, integrate_sphere, tokens_from_angles, uniform_angles,
@@ -305,7 +306,7 @@ def _budget(budget, retry):
 
 def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=None, chunk=128,
                          budget=DEFAULT_BUDGET, starts=None, token_start=None, engine="compiled", progress=None,
-                         retry=None):
+                         retry=None, max_bytes=None, max_seconds=None):
     """OA regimes of N points, A and V of shape (N, 2, 2) (see :func:`predict_regime`), by the decision
     procedure of :mod:`lsadyn.decide` (undecided points continue up to ``budget`` × the horizon).
 
@@ -317,6 +318,9 @@ def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=N
     chunks of ``chunk`` points as one system).
     """
     A, V, beta, tau = _batch_inputs(A, V, beta)
+    horizon = as_positive_float(horizon, "horizon")
+    n_samples = as_int_at_least(n_samples, "n_samples", 64)
+    check_budget(1, 2, "oa", horizon, n_samples, max_bytes=max_bytes, max_seconds=max_seconds, runs=A.shape[0])
     starts = oa_start_points() if starts is None else np.atleast_1d(np.asarray(starts, dtype=complex))
     N, k = A.shape[0], starts.size
     R0 = np.broadcast_to(starts, (N, k))
@@ -343,12 +347,12 @@ def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=N
         run = _OARun(coeffs, R0, max(1, int(chunk)))
     else:
         raise ValueError(f"engine: unknown engine {engine!r}; choose compiled or scipy")
-    return decide(run, N, as_positive_float(horizon, "horizon"), as_int_at_least(n_samples, "n_samples", 64),
-                  _budget(budget, retry), classify, tau, window=(tol or RegimeTolerances()).window, progress=progress)
+    return decide(run, N, horizon, n_samples, _budget(budget, retry), classify, tau,
+                  window=(tol or RegimeTolerances()).window, progress=progress)
 
 
 def predict_regime(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol: RegimeTolerances | None = None,
-                   budget=DEFAULT_BUDGET, progress=None):
+                   budget=DEFAULT_BUDGET, progress=None, max_bytes=None, max_seconds=None):
     """Regime predicted by the Ott–Antonsen ODE (d = 2 LSA) from near-uniform starts.
 
     The OA ODE is integrated from the 8 points of :func:`oa_start_points` (|R₂(0)| = 0.01,
@@ -361,12 +365,12 @@ def predict_regime(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol: Regime
     if p.d != 2:
         raise ValueError(f"A: the OA reduction needs d = 2, got {p.d}x{p.d}")
     return predict_regime_batch(p.A[None], p.V[None], p.beta, horizon=horizon, n_samples=n_samples, tol=tol,
-                                budget=budget, progress=progress)[0]
+                                budget=budget, progress=progress, max_bytes=max_bytes, max_seconds=max_seconds)[0]
 
 
 def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=4000, tol=None,
                            rtol=1e-7, atol=1e-9, chunk=16, budget=DEFAULT_BUDGET, engine="compiled", z0=None,
-                           progress=None, retry=None):
+                           progress=None, retry=None, max_bytes=None, max_seconds=None):
     """Regimes of N d = 2 LSA token systems, one per (A, V) in the batch, integrated in the
     doubled-phase points z_k = e^{2iθ_k} (:func:`lsadyn.kuramoto.phase_point_field`, exact for d = 2).
 
@@ -377,8 +381,12 @@ def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_s
     ``"scipy"`` (the reference: scipy DOP853 over chunks of ``chunk`` points).
     """
     A, V, beta, tau = _batch_inputs(A, V, beta)
+    horizon = as_positive_float(horizon, "horizon")
+    n_samples = as_int_at_least(n_samples, "n_samples", 64)
     if z0 is None:
-        z0 = np.exp(2j * uniform_angles(as_int_at_least(n, "n", 2), seed))
+        z0 = np.exp(2j * uniform_angles(as_int_at_least(n, "n", 2), as_int_at_least(seed, "seed", 0)))
+    check_budget(np.shape(z0)[-1], 2, "lsa", horizon, n_samples, max_bytes=max_bytes, max_seconds=max_seconds,
+                 runs=A.shape[0])
     coeffs = kuramoto_coefficients(A, V, beta * tau)
     if engine == "compiled":
         run = _PhasePointRun(coeffs, z0, rtol, atol)
@@ -386,8 +394,7 @@ def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_s
         run = _PhasePointRunScipy(coeffs, z0, rtol, atol, chunk)
     else:
         raise ValueError(f"engine: unknown engine {engine!r}; choose compiled or scipy")
-    res = decide(run, A.shape[0], as_positive_float(horizon, "horizon"), as_int_at_least(n_samples, "n_samples", 64),
-                 _budget(budget, retry), _classifier("particles", tol, tau), tau,
+    res = decide(run, A.shape[0], horizon, n_samples, _budget(budget, retry), _classifier("particles", tol, tau), tau,
                  window=(tol or RegimeTolerances()).window, progress=progress)
     if engine == "compiled":
         for r, f, st in zip(res, run.nfev, run.nsteps):
@@ -398,13 +405,17 @@ def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_s
 
 def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=4000, tol=None,
                     rtol=1e-8, atol=1e-10, chunk=16, budget=DEFAULT_BUDGET, engine="compiled", progress=None,
-                    retry=None):
+                    retry=None, max_bytes=None, max_seconds=None):
     """Regimes from the WS reduction (3 variables per point, R₂ by the exact sum over the n constants of
     motion) of the populations of :func:`particles_regime_batch` (same seed, same angles, same decision
     procedure). ``engine``: ``"compiled"`` (:func:`lsadyn.compiled2d.advance_small`, each point its own
     step) or ``"scipy"`` (reference, chunks of ``chunk`` points)."""
     A, V, beta, tau = _batch_inputs(A, V, beta)
-    theta0 = uniform_angles(as_int_at_least(n, "n", 2), seed)
+    horizon = as_positive_float(horizon, "horizon")
+    n_samples = as_int_at_least(n_samples, "n_samples", 64)
+    n = as_int_at_least(n, "n", 2)
+    theta0 = uniform_angles(n, as_int_at_least(seed, "seed", 0))
+    check_budget(n, 2, "ws", horizon, n_samples, max_bytes=max_bytes, max_seconds=max_seconds, runs=A.shape[0])
     coeffs = kuramoto_coefficients(A, V, beta * tau)
     if engine == "compiled":
         from .compiled2d import WS_KIND
@@ -415,19 +426,18 @@ def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=
         run = _WSRun(coeffs, theta0, max(1, int(chunk)), rtol, atol)
     else:
         raise ValueError(f"engine: unknown engine {engine!r}; choose compiled or scipy")
-    return decide(run, A.shape[0], as_positive_float(horizon, "horizon"), as_int_at_least(n_samples, "n_samples", 64),
-                  _budget(budget, retry), _classifier("ws", tol, tau), tau,
+    return decide(run, A.shape[0], horizon, n_samples, _budget(budget, retry), _classifier("ws", tol, tau), tau,
                   window=(tol or RegimeTolerances()).window, progress=progress)
 
 
 def ws_regime(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=8000, tol=None, budget=DEFAULT_BUDGET,
-              progress=None):
+              progress=None, max_bytes=None, max_seconds=None):
     """Regime from the Watanabe–Strogatz reduction of n tokens with i.i.d. uniform seeded angles (d = 2)."""
     p = attention(A, V, beta)
     if p.d != 2:
         raise ValueError(f"A: the WS reduction needs d = 2, got {p.d}x{p.d}")
     return ws_regime_batch(p.A[None], p.V[None], p.beta, n=n, seed=seed, horizon=horizon, n_samples=n_samples,
-                           tol=tol, budget=budget, progress=progress)[0]
+                           tol=tol, budget=budget, progress=progress, max_bytes=max_bytes, max_seconds=max_seconds)[0]
 
 
 def initial_tokens(X0, d: int) -> np.ndarray:
@@ -473,6 +483,8 @@ def simulate_regime(
     X0=None,
     budget=DEFAULT_BUDGET,
     progress=None,
+    max_bytes=None,
+    max_seconds=None,
 ):
     """Regime from n tokens for model 'lsa', 'usa' or 'sa': i.i.d. uniform on S^{d-1} (seeded, n = 1000 by
     default) or the user's ``X0`` ((n, d) unit vectors, or angles (n,) in d = 2).
@@ -483,18 +495,25 @@ def simulate_regime(
     everything else through :func:`lsadyn.integrate.integrate_sphere`. Undecided runs continue
     (:mod:`lsadyn.decide`) up to ``budget`` × the horizon; ``details['t_decide']``, ``['budget_factor']``.
     """
+    field = field_for(model)
+    seed = as_int_at_least(seed, "seed", 0)
+    if dt is not None:
+        dt = as_positive_float(dt, "dt")
+    horizon = as_positive_float(horizon, "horizon")
+    n_samples = as_int_at_least(n_samples, "n_samples", 64)
+    if X0 is not None:
+        if n is not None and as_int_at_least(n, "n", 2) != np.shape(X0)[0]:
+            raise ValueError(f"n: X0 holds {np.shape(X0)[0]} tokens but n = {n}")
+        n_tok = np.shape(X0)[0]
+    else:
+        n_tok = as_int_at_least(1000 if n is None else n, "n", 2)
+    # the cost check comes first: checking a large A (its 2-norm) already takes seconds
+    check_budget(n_tok, np.shape(A)[-1] if np.ndim(A) == 2 else 2, model, horizon, n_samples, max_bytes=max_bytes,
+                 max_seconds=max_seconds, dt=None if dt is None or method != "rk4" else dt)
     p = attention(A, V, beta)
     if d is not None and as_int_at_least(d, "d", 2) != p.d:
         raise ValueError(f"d: A and V are {p.d}x{p.d} but d = {d}")
-    field = field_for(model)
-    if X0 is not None:
-        X = initial_tokens(X0, p.d)
-        if n is not None and as_int_at_least(n, "n", 2) != X.shape[0]:
-            raise ValueError(f"n: X0 holds {X.shape[0]} tokens but n = {n}")
-    else:
-        X = uniform_sphere(as_int_at_least(1000 if n is None else n, "n", 2), p.d, seed)
-    horizon = as_positive_float(horizon, "horizon")
-    n_samples = as_int_at_least(n_samples, "n_samples", 64)
+    X = initial_tokens(X0, p.d) if X0 is not None else uniform_sphere(n_tok, p.d, seed)
     tau = time_scale(p.A, p.V, p.beta)
     window = (tol or RegimeTolerances()).window
     if p.d == 2 and model == "lsa" and method == "DOP853":

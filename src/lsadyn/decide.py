@@ -29,6 +29,8 @@ from .regimes import RegimeTolerances
 
 #: Default budget: undecided runs continue up to this multiple of the base horizon.
 DEFAULT_BUDGET = 16
+#: With a ``progress`` callback, the integration up to a window is split into this many pieces.
+PROGRESS_PIECES = 8
 
 
 def horizon_factors(budget: float) -> list[float]:
@@ -64,12 +66,14 @@ def decide(run, n_points: int, horizon: float, n_samples: int, budget: float, cl
     stopped to ``times[-1]`` and return their observations at ``times`` (ascending, rescaled time), an
     array of shape (len(idx), len(times), ...). ``classify(i, s, samples_i) -> RegimeResult`` reads one
     point's window (``s`` (m,), ``samples_i`` (m, ...)) and returns rates/periods in physical time.
-    ``tau`` (n_points,): time scales (physical t = τ s). ``progress``: optional callable(fraction_done).
+    ``tau`` (n_points,): time scales (physical t = τ s). ``progress``: optional callable(fraction_done),
+    fraction = time reached / (budget × horizon), and 1.0 once every point is decided.
     """
     n_samples = int(n_samples)
     ds = float(horizon) / (n_samples - 1)
     tau = np.broadcast_to(np.asarray(tau, dtype=float), (n_points,))
     factors = horizon_factors(budget)
+    s_max = ds * (n_samples - 1) * factors[-1]
     results: list = [None] * n_points
     pending = np.arange(n_points)
     buf = None
@@ -79,6 +83,11 @@ def decide(run, n_points: int, horizon: float, n_samples: int, budget: float, cl
         j0 = int(np.floor((1 - window) * (j1 + 1)))
         first_new = max(j0, prev_j1 + 1)
         s_new = ds * np.arange(first_new, j1 + 1)
+        if progress is not None:  # report while integrating up to the window (observations discarded)
+            s_from = ds * max(prev_j1, 0)
+            for piece in np.linspace(s_from, s_new[0], PROGRESS_PIECES + 1)[1:-1]:
+                run.advance(pending, np.array([piece]))
+                progress(min(1.0, piece / s_max))
         new = np.asarray(run.advance(pending, s_new))
         if buf is not None and first_new > j0:
             win = np.concatenate([buf[:, j0 - prev_j0:], new], axis=1)
