@@ -265,26 +265,23 @@ class _PhasePointRunScipy:
 
 
 class _SphereRun:
-    """One token system on the sphere (any d, any model) through :func:`integrate_sphere`; observes R₂
-    (d = 2) or [r, leading axis] (d > 2)."""
+    """One token system on the sphere (any d, any model) through :func:`integrate_sphere`, continued from
+    ``Trajectory.state`` (and ``next_step``); observes R₂ (d = 2) or [r, leading axis] (d > 2)."""
 
     def __init__(self, field, X0, p, method, rtol, atol, dt, tau):
         self.field, self.X, self.p = field, np.array(X0, dtype=float), p
         self.method, self.rtol, self.atol, self.dt, self.tau = method, rtol, atol, dt, tau
         self.t = 0.0
+        self.h = None
         self.n_steps = 0
 
     def advance(self, idx, times):
-        last = {}
-        base = order_parameter_r2_tokens if self.p.d == 2 else axis_observer
-
-        def observe(X):
-            last["X"] = X
-            return base(X)
-
+        observer = order_parameter_r2_tokens if self.p.d == 2 else axis_observer
+        kw = {"first_step": self.h} if self.method == "DOP853" else {}
         traj = integrate_sphere(self.field, self.X, times * self.tau, self.p, t0=self.t, method=self.method,
-                                rtol=self.rtol, atol=self.atol, dt=self.dt, observer=observe)
-        self.X = np.array(last["X"])
+                                rtol=self.rtol, atol=self.atol, dt=self.dt, observer=observer, **kw)
+        self.X = np.asarray(traj.state, dtype=float).reshape(self.X.shape)
+        self.h = traj.next_step
         self.t = float(times[-1] * self.tau)
         self.n_steps += traj.n_steps
         return traj.y[None]
