@@ -120,7 +120,8 @@ def test_every_rule_has_a_log_resources_and_heavy_rules_a_benchmark():
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     repo = copy_repo(tmp_path_factory.mktemp("built") / "repo")
-    smk(repo, "--cores", "2", "--configfile", QUICK)
+    r = smk(repo, "--cores", "2", "--configfile", QUICK)
+    (repo.parent / "build_output.txt").write_text(r.stdout + r.stderr)
     return repo
 
 
@@ -133,6 +134,9 @@ def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
         assert (built / f"paper_figures/{fig}.png").stat().st_size > 1000
     assert planned_jobs(built) == []
     assert "## C1" in (built / "results/FINDINGS.md").read_text()
+    summary = (built.parent / "build_output.txt").read_text()
+    assert "lsadyn build summary" in summary and "results/FINDINGS.md" in summary
+    assert "snakemake --report report.html --configfile=workflow/config/quick.yaml" in summary
     for m in MOVIES:
         for d in (2, 3):
             assert 10_000 < (built / f"paper_figures/movies/{m}_d{d}.gif").stat().st_size <= 3 * 2**20
@@ -292,6 +296,8 @@ def test_report_renders_every_figure_in_a_real_browser(built, tmp_path):
         page.goto(report.as_uri())
         page.wait_for_timeout(1000)
         assert "Claims" in page.inner_text("body")
+        for category in ("Findings", "Movies"):
+            assert page.get_by_text(category, exact=True).count() > 0, category
         for category, figs in figures.items():
             page.get_by_text(category, exact=True).first.click()
             page.wait_for_timeout(500)
