@@ -41,6 +41,19 @@ def normalise_rows_inplace(X: np.ndarray) -> float:
     return drift
 
 
+@numba.njit(cache=True, nogil=True)
+def norm_drift(X: np.ndarray) -> float:
+    r"""Largest :math:`|\,\|X_k\|^2 - 1|` over the rows of X (n, d)."""
+    n, d = X.shape
+    drift = 0.0
+    for k in range(n):
+        s = 0.0
+        for i in range(d):
+            s += X[k, i] * X[k, i]
+        drift = max(drift, abs(s - 1.0))
+    return drift
+
+
 def project_tangent_fast(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """:func:`project_tangent_inplace` on ``Y`` (made C-contiguous float64 if needed); returns ``Y``."""
     X = np.ascontiguousarray(X, dtype=float)

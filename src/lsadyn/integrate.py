@@ -101,7 +101,7 @@ def integrate_sphere(
     t_eval : (m,) non-decreasing output times, ``t_eval[0] >= t0``. Only these are observed: to
         continue a run, or to observe only a final window, pass ``t0`` and the state reached there.
     method : ``"DOP853"`` (default; :func:`lsadyn.sphere_integrate.dop853_sphere`, adaptive with
-        ``rtol``/``atol``, rows renormalised after every step), ``"rk4"`` (fixed step ``dt``,
+        ``rtol``/``atol``, rows renormalised after a step whose norm drift exceeds ``renorm_tol``), ``"rk4"`` (fixed step ``dt``,
         renormalised after every step; output times are hit exactly by shortening the last step), or the
         scipy references ``"scipy-DOP853"`` / ``"RK45"`` (renormalise and restart when the drift exceeds
         ``renorm_tol``).
@@ -123,7 +123,8 @@ def integrate_sphere(
         from .sphere_integrate import dop853_sphere
 
         out, X_end, h_next, n_steps, n_evals = dop853_sphere(field, X, t_eval, args, t0=t0, rtol=rtol, atol=atol,
-                                                             observer=observer, first_step=first_step)
+                                                             observer=observer, first_step=first_step,
+                                                             renorm_tol=renorm_tol)
         return Trajectory(t_eval, np.asarray(out), n_steps, X_end, h_next, n_evals)
     if method == "rk4":
         from .sphere_integrate import rk4_sphere

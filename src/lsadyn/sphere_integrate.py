@@ -3,9 +3,12 @@ r"""Fast steppers for token fields on :math:`S^{d-1}` (any n, d): the engine of
 
 :func:`dop853_sphere` is the Dormand–Prince 8(5,3) pair with step control (the coefficients, error
 norm and 7th-order dense output of :class:`scipy.integrate.DOP853`), written for a state of shape
-(n, d) and kept on the sphere by projection: after every accepted step the rows are renormalised
-and the step continues with the same step size (the scipy reference must restart its solver after
-every renormalisation, which costs two extra field evaluations and the step-size history each time).
+(n, d) and kept on the sphere by projection: after an accepted step whose norm drift exceeds
+``renorm_tol`` the rows are renormalised, the first stage of the next step is re-evaluated there (one
+field evaluation; reusing the stage from before the projection would pollute the error estimate and
+reject every other step) and the step continues with the same step size (the scipy reference
+restarts its solver after every renormalisation instead, which costs two extra field evaluations and
+the step-size history each time).
 Dense output (3 extra evaluations) is computed only for steps that contain an output time, and the
 last step ends exactly on the last output time, so the returned state can be continued from
 (``Trajectory.state``, ``Trajectory.next_step``) without any interpolation error.
@@ -24,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
-from .compiled_sphere import normalise_rows_inplace
+from .compiled_sphere import norm_drift, normalise_rows_inplace
 
 _NS = _dop.N_STAGES  # 12 stages; K[12] = f(t + h, y_new) (first stage of the next step)
 _A = np.ascontiguousarray(_dop.A[:_NS, :_NS])
@@ -62,14 +65,19 @@ def initial_step(field, t0, y0, f0, shape, args, t_end, rtol, atol):
     return min(100 * h0, h1, length)
 
 
+def _dense_weights(x):
+    """Weights w (7,) with y(x) = y_old + w @ F: the recurrence of scipy's ``Dop853DenseOutput``
+    (y += F[j]; y *= x or 1 − x, alternately, from the last F down) run on the coefficients."""
+    w = np.zeros(7)
+    for j, k in enumerate(range(6, -1, -1)):
+        w[k] += 1.0
+        w *= x if j % 2 == 0 else 1.0 - x
+    return w
+
+
 def _dense_eval(F, y_old, x):
-    """Evaluate the DOP853 interpolant (scipy's ``Dop853DenseOutput``) at the fraction x ∈ [0, 1]."""
-    y = np.zeros_like(y_old)
-    for j, f in enumerate(F[::-1]):
-        y += f
-        y *= x if j % 2 == 0 else 1.0 - x
-    y += y_old
-    return y
+    """Evaluate the DOP853 interpolant at the fraction x ∈ [0, 1] of the step (one GEMV)."""
+    return y_old + _dense_weights(x) @ F
 
 
 def _unit_rows(y, shape):
@@ -79,7 +87,7 @@ def _unit_rows(y, shape):
 
 
 def dop853_sphere(field, X0, t_eval, args, *, t0=0.0, rtol=1e-9, atol=1e-11, observer=None, first_step=None,
-                  max_step=np.inf):
+                  max_step=np.inf, renorm_tol=1e-12):
     """Integrate ``dX/dt = field(t, X, args)`` on the sphere with DOP853 + row renormalisation.
 
     ``X0`` (n, d) unit rows at time ``t0``; ``t_eval`` (m,) non-decreasing, ≥ t0 (checked by the
@@ -160,12 +168,16 @@ def dop853_sphere(field, X0, t_eval, args, *, t0=0.0, rtol=1e-9, atol=1e-11, obs
                 out.append(obs(_unit_rows(_dense_eval(F, y, (t_eval[i] - t) / h), shape)))
                 i += 1
         X_new = y_new.reshape(shape)
-        normalise_rows_inplace(X_new)  # projection on the sphere; K[12] (FSAL) is kept
+        f = K[_NS].copy()  # first stage of the next step (FSAL) ...
+        if norm_drift(X_new) > renorm_tol:
+            normalise_rows_inplace(X_new)  # ... unless the state is projected back on the sphere
+            f = field(t_new, X_new, args).ravel()
+            n_evals += 1
         while i < m and t_eval[i] <= t_new:
-            out.append(obs(X_new.copy()))
+            out.append(obs(_unit_rows(y_new, shape)))
             i += 1
-        y, f, t, h_abs = y_new, K[_NS].copy(), t_new, h_next
-    return out, y.reshape(shape).copy(), h_abs, n_steps, n_evals
+        y, t, h_abs = y_new, t_new, h_next
+    return out, _unit_rows(y, shape), h_abs, n_steps, n_evals
 
 
 def rk4_sphere(field, X0, t_eval, args, *, t0=0.0, dt, observer=None):

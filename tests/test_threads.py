@@ -1,0 +1,57 @@
+"""One BLAS thread per Snakemake job unless the rule declares more: Snakemake exports the rule's threads
+to the job's environment and the scripts hold to it with threadpoolctl (lsadyn.paper.jobs)."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PROBE = """
+import numpy  # loads OpenBLAS with the pool size of the environment
+from lsadyn.paper.jobs import blas_threads, limit_threads
+before = blas_threads()
+print(before, limit_threads({threads}), blas_threads())
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_limit_threads_overrides_a_larger_environment(threads):
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="4", OMP_NUM_THREADS="4", MKL_NUM_THREADS="4",
+               PYTHONPATH=str(ROOT / "src"))
+    r = subprocess.run([sys.executable, "-c", PROBE.format(threads=threads)], env=env, capture_output=True,
+                       text=True, check=True)
+    before, limited, after = map(int, r.stdout.split())
+    assert before == min(4, os.cpu_count())  # the environment is what OpenBLAS starts with (capped at the cores)
+    assert limited == after == threads  # ... and the job's declared threads win
+
+
+def test_limit_threads_rejects_nonsense():
+    from lsadyn.paper.jobs import limit_threads
+
+    with pytest.raises(ValueError, match="^threads:"):
+        limit_threads(0)
+    with pytest.raises(ValueError, match="^threads:"):
+        limit_threads("many")
+
+
+def test_every_rule_declares_threads_and_the_simulation_scripts_limit_them():
+    rules = "\n".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk"))
+    bodies = re.split(r"\n *rule\b", "\n" + rules)[1:]
+    assert bodies and all(re.search(r"\n +threads:", b) for b in bodies)
+    assert "limit_threads(sm.threads)" in (ROOT / "workflow/scripts/highdim_run.py").read_text()
+
+
+@pytest.mark.slow
+def test_a_pipeline_job_runs_with_one_blas_thread(tmp_path):
+    """A real job of the pipeline (quick config, one d > 2 scenario) under `--cores 2` logs 1 thread."""
+    from test_pipeline import QUICK, copy_repo, smk
+
+    repo = copy_repo(tmp_path / "repo")
+    smk(repo, "--cores", "2", "--configfile", QUICK, "results/highdim/identity.csv")
+    log = (repo / "logs/highdim/identity.log").read_text()
+    assert "BLAS threads: 1 (rule threads: 1)" in log, log
