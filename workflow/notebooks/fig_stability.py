@@ -52,9 +52,13 @@ def title_lines(statement, hypothesis):
     title lines: the matrices as maths, then the note and whether the theorem applies."""
     head, _, note = statement.partition(" (")
     math = head.replace("lambda_max", r"\lambda_{\max}").replace("sym(A)", r"\mathrm{sym}(A)")
-    math = math.replace("positive definite", r"\succ 0").replace(", ", r",\ ")
+    math = math.replace("positive definite", r"\succ 0").replace("negative definite", r"\prec 0")
+    math = math.replace(", ", r",\ ")
+    note = note.rstrip(")")
+    for tag_text in ("; outside the theorem", "outside the theorem"):
+        note = note.replace(tag_text, "")
     tag = "theorem applies" if hypothesis else "outside the theorem"
-    return f"${math}$\n" + (f"{note.rstrip(')')}\n" if note else "") + tag
+    return f"${math}$\n" + (f"{note}\n" if note else "") + tag
 
 
 # %%
@@ -90,8 +94,10 @@ for ax in axes.flat:
     ax.xaxis.set_minor_formatter(NullFormatter())
 axes[0, 0].text(EPS * 1.08, 0.97, rf"$\varepsilon_{{\rm small}} = {EPS:g}$", transform=axes[0, 0].get_xaxis_transform(),
                 fontsize=6, va="top", ha="left", color="0.3")
-for ax in axes[-1]:
-    ax.set_xlabel(r"$\varepsilon = d_{\rm BL}(\mu_0, \mathrm{uniform})$")
+for k, ax in enumerate(axes.flat):
+    if k + ncol >= len(regimes):  # lowest visible panel of its column: x ticks and label
+        ax.xaxis.set_tick_params(labelbottom=True)
+        ax.set_xlabel(r"$\varepsilon = d_{\rm BL}(\mu_0, \mathrm{uniform})$")
 for ax in axes[:, 0]:
     ax.set_ylabel(r"$|R_2^{\rm tokens} - R_2^{\rm OA}|$ at the end")
 for ax in axes.flat[len(regimes):]:
