@@ -120,3 +120,14 @@ def test_user_tokens_X0():
         simulate_regime(np.eye(3), np.eye(3), X0=theta)
     with pytest.raises(ValueError, match="^n: X0 holds 64 tokens"):
         simulate_regime(I2, I2, X0=X, n=10)
+
+
+def test_generated_stage_passes_are_current():
+    """lsadyn/_dop853_stages.py is generated from scipy's DOP853 tableau (python -m lsadyn.compiled2d
+    --write-stages); it must match what the generator produces now."""
+    from pathlib import Path
+
+    import lsadyn._dop853_stages as stages
+    from lsadyn.compiled2d import stage_source
+
+    assert Path(stages.__file__).read_text() == stage_source()

@@ -29,6 +29,8 @@ import numpy as np
 from numba import njit
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
+from ._dop853_stages import _new_state_and_error, _stage_pass
+
 _A = np.ascontiguousarray(_dop.A, dtype=np.float64)  # (16, 16), rows 13..15 are the dense-output stages
 _B = np.ascontiguousarray(_dop.B, dtype=np.float64)  # (12,)
 _E3 = np.ascontiguousarray(_dop.E3, dtype=np.float64)  # (13,)
@@ -38,11 +40,15 @@ N_STAGES = 12
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 ERROR_EXPONENT = -1.0 / 8.0
 
+#: LLVM flags: reassociation lets the token sums (R₂ means, error norms) vectorise; no finite-math
+#: assumptions (the NaN/inf checks must stay).
+FAST = {"reassoc", "contract"}
+
 #: status codes of :func:`advance_phase_points`
 OK, STEP_TOO_SMALL, NOT_FINITE = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def _omega_h(rr, ri, tr, cre, cim, beta):
     """ω and H/2 (real, imaginary) of one point at R₂ = rr + i ri."""
     trb = tr[0] + tr[1] * rr + tr[2] * ri
@@ -52,57 +58,51 @@ def _omega_h(rr, ri, tr, cre, cim, beta):
     return beta * trb, 0.5 * beta * c_i, 0.5 * beta * c_r
 
 
-@njit(cache=True)
-def _stage(x, v, Kx, Kv, s, arow, h, mx, mv, mkx, mkv, tr, cre, cim, beta):
-    """K[:, s] = f(y + h Σ_{j<s} a_j K[:, j]) in one pass; returns the token means of K[:, s]."""
-    n = x.size
+# Nonzero pattern of the DOP853 tableau (rows 1..15 of A, B, E5, E3): stage sums skip the zeros.
+_A_NZ = np.zeros((16, 16), dtype=np.int64)
+_A_NNZ = np.zeros(16, dtype=np.int64)
+for _s in range(1, 16):
+    _nz = np.nonzero(_A[_s, :_s])[0]
+    _A_NNZ[_s] = _nz.size
+    _A_NZ[_s, :_nz.size] = _nz
+_B_NZ = np.nonzero(_B)[0].astype(np.int64)
+_E_NZ = np.nonzero((_E5 != 0) | (_E3 != 0))[0].astype(np.int64)
+
+
+@njit(cache=True, fastmath=FAST)
+def _field_row(xs, vs, kx, kv, om, hr, hi):
+    """kx, kv = iω z + H/2 − (H̄/2) z² at z = xs + i vs; returns the token means."""
+    n = xs.size
+    sx = 0.0
+    sv = 0.0
+    for k in range(n):
+        a = xs[k]
+        b = vs[k]
+        zr = a * a - b * b
+        zi = 2.0 * a * b
+        fx = -om * b + hr - (hr * zr + hi * zi)
+        fv = om * a + hi - (hr * zi - hi * zr)
+        kx[k] = fx
+        kv[k] = fv
+        sx += fx
+        sv += fv
+    return sx / n, sv / n
+
+
+@njit(cache=True, fastmath=FAST)
+def _stage(x, v, Kx, Kv, s, h, mx, mv, mkx, mkv, tr, cre, cim, beta, xs, vs):
+    """K_s = f(y + h Σ_{j<s} a_sj K_j); R₂ of the stage input from the means. Sets mkx[s], mkv[s]."""
     rr = mx
     ri = mv
-    for j in range(s):
-        rr += h * arow[j] * mkx[j]
-        ri += h * arow[j] * mkv[j]
+    for q in range(_A_NNZ[s]):
+        j = _A_NZ[s, q]
+        rr += h * _A[s, j] * mkx[j]
+        ri += h * _A[s, j] * mkv[j]
     om, hr, hi = _omega_h(rr, ri, tr, cre, cim, beta)
-    sx = 0.0
-    sv = 0.0
-    for k in range(n):
-        xi = x[k]
-        vi = v[k]
-        for j in range(s):
-            w = h * arow[j]
-            xi += w * Kx[k, j]
-            vi += w * Kv[k, j]
-        zr = xi * xi - vi * vi
-        zi = 2.0 * xi * vi
-        fx = -om * vi + hr - (hr * zr + hi * zi)
-        fv = om * xi + hi - (hr * zi - hi * zr)
-        Kx[k, s] = fx
-        Kv[k, s] = fv
-        sx += fx
-        sv += fv
-    return sx / n, sv / n
+    mkx[s], mkv[s] = _stage_pass(s, x, v, Kx, Kv, h, om, hr, hi)
 
 
-@njit(cache=True)
-def _field_into(x, v, Kx, Kv, col, mx, mv, tr, cre, cim, beta):
-    om, hr, hi = _omega_h(mx, mv, tr, cre, cim, beta)
-    n = x.size
-    sx = 0.0
-    sv = 0.0
-    for k in range(n):
-        xi = x[k]
-        vi = v[k]
-        zr = xi * xi - vi * vi
-        zi = 2.0 * xi * vi
-        fx = -om * vi + hr - (hr * zr + hi * zi)
-        fv = om * xi + hi - (hr * zi - hi * zr)
-        Kx[k, col] = fx
-        Kv[k, col] = fv
-        sx += fx
-        sv += fv
-    return sx / n, sv / n
-
-
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def _rms(ax, av, sx, sv):
     n = ax.size
     acc = 0.0
@@ -111,9 +111,9 @@ def _rms(ax, av, sx, sv):
     return np.sqrt(acc / (2 * n))
 
 
-@njit(cache=True)
-def _initial_step(x, v, Kx, Kv, mx, mv, mkx, mkv, t_bound, rtol, atol, tr, cre, cim, beta):
-    """scipy's ``select_initial_step`` (order 7); needs K[:, 0] = f(y) and uses column 13 as scratch."""
+@njit(cache=True, fastmath=FAST)
+def _initial_step(x, v, Kx, Kv, mx, mv, mkx, mkv, t_bound, rtol, atol, tr, cre, cim, beta, xs, vs):
+    """scipy's ``select_initial_step`` (order 7); needs K_0 = f(y), uses row 13 as scratch."""
     n = x.size
     sx = np.empty(n)
     sv = np.empty(n)
@@ -121,16 +121,18 @@ def _initial_step(x, v, Kx, Kv, mx, mv, mkx, mkv, t_bound, rtol, atol, tr, cre, 
         sx[k] = atol + abs(x[k]) * rtol
         sv[k] = atol + abs(v[k]) * rtol
     d0 = _rms(x, v, sx, sv)
-    d1 = _rms(Kx[:, 0], Kv[:, 0], sx, sv)
+    d1 = _rms(Kx[0], Kv[0], sx, sv)
     if d0 < 1e-5 or d1 < 1e-5:
         h0 = 1e-6
     else:
         h0 = 0.01 * d0 / d1
     h0 = min(h0, t_bound)
-    x1 = x + h0 * Kx[:, 0]
-    v1 = v + h0 * Kv[:, 0]
-    _field_into(x1, v1, Kx, Kv, 13, mx + h0 * mkx[0], mv + h0 * mkv[0], tr, cre, cim, beta)
-    d2 = _rms(Kx[:, 13] - Kx[:, 0], Kv[:, 13] - Kv[:, 0], sx, sv) / h0
+    for k in range(n):
+        xs[k] = x[k] + h0 * Kx[0, k]
+        vs[k] = v[k] + h0 * Kv[0, k]
+    om, hr, hi = _omega_h(mx + h0 * mkx[0], mv + h0 * mkv[0], tr, cre, cim, beta)
+    _field_row(xs, vs, Kx[13], Kv[13], om, hr, hi)
+    d2 = _rms(Kx[13] - Kx[0], Kv[13] - Kv[0], sx, sv) / h0
     if d1 <= 1e-15 and d2 <= 1e-15:
         h1 = max(1e-6, h0 * 1e-3)
     else:
@@ -138,11 +140,11 @@ def _initial_step(x, v, Kx, Kv, mx, mv, mkx, mkv, t_bound, rtol, atol, tr, cre, 
     return min(100 * h0, h1, t_bound)
 
 
-@njit(cache=True)
-def _dense_means(x, v, xn, vn, Kx, Kv, h, mx, mv, mxn, mvn, mkx, mkv, tr, cre, cim, beta, A, D, F):
+@njit(cache=True, fastmath=FAST)
+def _dense_means(x, v, Kx, Kv, h, mx, mv, mxn, mvn, mkx, mkv, tr, cre, cim, beta, F, xs, vs):
     """Three extra stages (13..15) from y_old = (x, v), then the 7 interpolant rows F (7, 2) on the means."""
     for s in range(13, 16):
-        mkx[s], mkv[s] = _stage(x, v, Kx, Kv, s, A[s], h, mx, mv, mkx, mkv, tr, cre, cim, beta)
+        _stage(x, v, Kx, Kv, s, h, mx, mv, mkx, mkv, tr, cre, cim, beta, xs, vs)
     dx = mxn - mx
     dv = mvn - mv
     F[0, 0] = dx
@@ -155,13 +157,13 @@ def _dense_means(x, v, xn, vn, Kx, Kv, h, mx, mv, mxn, mvn, mkx, mkv, tr, cre, c
         ax = 0.0
         av = 0.0
         for j in range(16):
-            ax += D[r, j] * mkx[j]
-            av += D[r, j] * mkv[j]
+            ax += _D[r, j] * mkx[j]
+            av += _D[r, j] * mkv[j]
         F[3 + r, 0] = h * ax
         F[3 + r, 1] = h * av
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def _dense_eval(F, mx, mv, xfrac):
     yr = 0.0
     yi = 0.0
@@ -178,7 +180,7 @@ def _dense_eval(F, mx, mv, xfrac):
     return mx + yr, mv + yi
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs, active, rtol, atol, nfev,
                          nsteps, status):
     """Advance the points ``active`` from their times ``t[p]`` to ``t_end`` (DOP853, see module doc).
@@ -186,20 +188,21 @@ def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs,
     ``X``, ``Y`` (P, n): Re z, Im z (updated in place); ``t``, ``h_next`` (P,): time and proposed next step
     (0: choose the initial step as scipy does); ``tr``, ``cre``, ``cim`` (P, 3), ``beta`` (P,): affine
     coefficients of tr B and c (:class:`lsadyn.kuramoto.KuramotoCoefficients`); ``obs_t`` (m,) ascending
-    sample times; ``obs`` (len(active), m) complex receives (row ia for point active[ia]) R₂ at those sample times lying in (t[p], t_end] (samples
-    at or before the start time get the current R₂). ``nfev``, ``nsteps`` (P,) are incremented;
-    ``status`` (P,) set to OK / STEP_TOO_SMALL / NOT_FINITE.
+    sample times; ``obs`` (len(active), m) complex receives (row ia for point active[ia]) R₂ at those sample
+    times lying in (t[p], t_end] (samples at or before the start time get the current R₂). ``nfev``,
+    ``nsteps`` (P,) are incremented; ``status`` (P,) set to OK / STEP_TOO_SMALL / NOT_FINITE.
     """
     P, n = X.shape
     m = obs_t.size
-    Kx = np.empty((n, 16))
-    Kv = np.empty((n, 16))
+    Kx = np.empty((16, n))
+    Kv = np.empty((16, n))
     xn = np.empty(n)
     vn = np.empty(n)
+    xs = np.empty(n)
+    vs = np.empty(n)
     mkx = np.zeros(16)
     mkv = np.zeros(16)
     F = np.empty((7, 2))
-    A = _A
     for ia in range(active.size):
         p = active[ia]
         x = X[p]
@@ -214,12 +217,13 @@ def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs,
         status[p] = OK
         if tp >= t_end:
             continue
-        mkx[0], mkv[0] = _field_into(x, v, Kx, Kv, 0, mx, mv, tr[p], cre[p], cim[p], beta[p])
+        om, hr, hi = _omega_h(mx, mv, tr[p], cre[p], cim[p], beta[p])
+        mkx[0], mkv[0] = _field_row(x, v, Kx[0], Kv[0], om, hr, hi)
         nfev[p] += 1
         h_abs = h_next[p]
         if h_abs <= 0:
             h_abs = _initial_step(x, v, Kx, Kv, mx, mv, mkx, mkv, t_end - tp, rtol, atol, tr[p], cre[p], cim[p],
-                                  beta[p])
+                                  beta[p], xs, vs)
             nfev[p] += 1
         while tp < t_end:
             min_step = 10 * abs(np.nextafter(tp, np.inf) - tp)
@@ -235,57 +239,12 @@ def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs,
                     t_new = t_end
                 h = t_new - tp
                 for s in range(1, N_STAGES):
-                    mkx[s], mkv[s] = _stage(x, v, Kx, Kv, s, A[s], h, mx, mv, mkx, mkv, tr[p], cre[p], cim[p],
-                                            beta[p])
-                # new state, its field (FSAL, column 12) and the error norm, in one pass
-                mxn = mx
-                mvn = mv
-                for s in range(N_STAGES):
-                    mxn += h * _B[s] * mkx[s]
-                    mvn += h * _B[s] * mkv[s]
-                om, hr, hi = _omega_h(mxn, mvn, tr[p], cre[p], cim[p], beta[p])
-                e5 = 0.0
-                e3 = 0.0
-                sfx = 0.0
-                sfv = 0.0
-                finite = True
-                for k in range(n):
-                    a = x[k]
-                    b = v[k]
-                    for s in range(N_STAGES):
-                        a += h * _B[s] * Kx[k, s]
-                        b += h * _B[s] * Kv[k, s]
-                    xn[k] = a
-                    vn[k] = b
-                    zr = a * a - b * b
-                    zi = 2.0 * a * b
-                    fx = -om * b + hr - (hr * zr + hi * zi)
-                    fv = om * a + hi - (hr * zi - hi * zr)
-                    Kx[k, 12] = fx
-                    Kv[k, 12] = fv
-                    sfx += fx
-                    sfv += fv
-                    r5x = 0.0
-                    r5v = 0.0
-                    r3x = 0.0
-                    r3v = 0.0
-                    for s in range(13):
-                        r5x += _E5[s] * Kx[k, s]
-                        r5v += _E5[s] * Kv[k, s]
-                        r3x += _E3[s] * Kx[k, s]
-                        r3v += _E3[s] * Kv[k, s]
-                    scx = atol + max(abs(x[k]), abs(a)) * rtol
-                    scv = atol + max(abs(v[k]), abs(b)) * rtol
-                    e5 += (r5x / scx) ** 2 + (r5v / scv) ** 2
-                    e3 += (r3x / scx) ** 2 + (r3v / scv) ** 2
-                nfev[p] += N_STAGES
-                if not (np.isfinite(e5) and np.isfinite(e3) and np.isfinite(sfx) and np.isfinite(sfv)):
-                    finite = False
-                if not finite:
+                    _stage(x, v, Kx, Kv, s, h, mx, mv, mkx, mkv, tr[p], cre[p], cim[p], beta[p], xs, vs)
+                nfev[p] += N_STAGES - 1
+                e5, e3 = _new_state_and_error(x, v, Kx, Kv, h, xn, vn, rtol, atol)
+                if not (np.isfinite(e5) and np.isfinite(e3)):
                     status[p] = NOT_FINITE
                     break
-                mkx[12] = sfx / n
-                mkv[12] = sfv / n
                 if e5 == 0.0 and e3 == 0.0:
                     err = 0.0
                 else:
@@ -297,6 +256,16 @@ def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs,
                         factor = min(MAX_FACTOR, SAFETY * err ** ERROR_EXPONENT)
                     if rejected:
                         factor = min(1.0, factor)
+                    # the new state's field (FSAL: K_12 becomes the next K_0), R₂ from the means
+                    mxn = mx
+                    mvn = mv
+                    for q in range(_B_NZ.size):
+                        jj = _B_NZ[q]
+                        mxn += h * _B[jj] * mkx[jj]
+                        mvn += h * _B[jj] * mkv[jj]
+                    om, hr, hi = _omega_h(mxn, mvn, tr[p], cre[p], cim[p], beta[p])
+                    mkx[12], mkv[12] = _field_row(xn, vn, Kx[12], Kv[12], om, hr, hi)
+                    nfev[p] += 1
                     # observe the sample times in (tp, t_new]
                     have_dense = False
                     while j < m and obs_t[j] <= t_new:
@@ -304,24 +273,23 @@ def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs,
                             obs[ia, j] = complex(mxn, mvn)
                         else:
                             if not have_dense:
-                                _dense_means(x, v, xn, vn, Kx, Kv, h, mx, mv, mxn, mvn, mkx, mkv, tr[p], cre[p],
-                                             cim[p], beta[p], A, _D, F)
+                                _dense_means(x, v, Kx, Kv, h, mx, mv, mxn, mvn, mkx, mkv, tr[p], cre[p], cim[p],
+                                             beta[p], F, xs, vs)
                                 nfev[p] += 3
                                 have_dense = True
                             fr, fi = _dense_eval(F, mx, mv, (obs_t[j] - tp) / h)
                             obs[ia, j] = complex(fr, fi)
                         j += 1
-                    # accept: y ← y_new, K[:, 0] ← K[:, 12] (FSAL)
-                    for k in range(n):
-                        x[k] = xn[k]
-                        v[k] = vn[k]
-                        Kx[k, 0] = Kx[k, 12]
-                        Kv[k, 0] = Kv[k, 12]
+                    # accept: y ← y_new, K_0 ← K_12
+                    x[:] = xn
+                    v[:] = vn
+                    Kx[0, :] = Kx[12]
+                    Kv[0, :] = Kv[12]
                     mkx[0] = mkx[12]
                     mkv[0] = mkv[12]
                     mx = mxn
                     mv = mvn
-                    # the proposal for the next step: the unclipped step times the factor
+                    # the proposal for the next step (a step clipped at t_end keeps the unclipped proposal)
                     h_abs = h * factor if t_new < t_end else max(h_abs, h * factor)
                     tp = t_new
                     nsteps[p] += 1
@@ -334,7 +302,7 @@ def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs,
         h_next[p] = h_abs
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def field_floor(X, Y, tr, cre, cim, beta, OX, OY):
     """The fused field alone on the same arrays (one evaluation per point and token): the floor that
     :func:`advance_phase_points` is measured against (benchmarks/bench_core.py)."""
@@ -352,6 +320,100 @@ def field_floor(X, Y, tr, cre, cim, beta, OX, OY):
             OY[p, k] = om * xi + hi - (hr * zi - hi * zr)
 
 
+_STAGES_HEADER = '''"""DOP853 stage passes for :mod:`lsadyn.compiled2d`, one straight-line token loop per stage.
+
+GENERATED by :func:`lsadyn.compiled2d.stage_source` from the nonzero pattern of scipy's DOP853 tableau
+(``python -m lsadyn.compiled2d --write-stages``); do not edit. Every stage reads each needed stage row
+once and writes its own (the loop vectorises), instead of one read-modify-write pass per coefficient.
+"""
+
+from numba import njit
+from scipy.integrate._ivp import dop853_coefficients as _dop
+
+_A = _dop.A.astype(float)
+_B = _dop.B.astype(float)
+_E3 = _dop.E3.astype(float)
+_E5 = _dop.E5.astype(float)
+FAST = {"reassoc", "contract"}
+
+
+'''
+
+
+def stage_source() -> str:
+    """Source of :mod:`lsadyn._dop853_stages` (straight-line DOP853 stage passes, generated from the tableau's
+    nonzero pattern). ``python -m lsadyn.compiled2d --write-stages`` rewrites the file; a test checks it is
+    current."""
+    import numpy as np
+    from scipy.integrate._ivp import dop853_coefficients as c
+
+    A = c.A
+    out = [_STAGES_HEADER]
+    for s in range(1,16):
+        nz=[int(j) for j in np.nonzero(A[s,:s])[0]]
+        L=[]
+        L.append("@njit(cache=True, fastmath=FAST)")
+        L.append(f"def _stage_{s}(x, v, Kx, Kv, h, om, hr, hi):")
+        L.append("    n = x.size")
+        for j in nz:
+            L.append(f"    w{j} = h * _A[{s}, {j}]")
+            L.append(f"    kx{j} = Kx[{j}]")
+            L.append(f"    kv{j} = Kv[{j}]")
+        L.append(f"    ox = Kx[{s}]")
+        L.append(f"    ov = Kv[{s}]")
+        L.append("    sx = 0.0")
+        L.append("    sv = 0.0")
+        L.append("    for k in range(n):")
+        L.append("        a = x[k] + " + " + ".join(f"w{j} * kx{j}[k]" for j in nz))
+        L.append("        b = v[k] + " + " + ".join(f"w{j} * kv{j}[k]" for j in nz))
+        L.append("        zr = a * a - b * b")
+        L.append("        zi = 2.0 * a * b")
+        L.append("        fx = -om * b + hr - (hr * zr + hi * zi)")
+        L.append("        fv = om * a + hi - (hr * zi - hi * zr)")
+        L.append("        ox[k] = fx")
+        L.append("        ov[k] = fv")
+        L.append("        sx += fx")
+        L.append("        sv += fv")
+        L.append("    return sx / n, sv / n")
+        out.append("\n".join(L)+"\n\n")
+    # dispatcher
+    L=["@njit(cache=True, fastmath=FAST)","def _stage_pass(s, x, v, Kx, Kv, h, om, hr, hi):",'    """K_s = f(y + h Σ_j a_sj K_j) for stage s (1..15); returns the token means of K_s."""']
+    for s in range(1,16):
+        kw = "if" if s==1 else "elif"
+        L.append(f"    {kw} s == {s}:")
+        L.append(f"        return _stage_{s}(x, v, Kx, Kv, h, om, hr, hi)")
+    L.append("    return 0.0, 0.0")
+    out.append("\n".join(L)+"\n\n")
+    nzB=[int(j) for j in np.nonzero(c.B)[0]]
+    nzE=[int(j) for j in np.nonzero((c.E5!=0)|(c.E3!=0))[0]]
+    assert nzB==nzE
+    L=["@njit(cache=True, fastmath=FAST)","def _new_state_and_error(x, v, Kx, Kv, h, xn, vn, rtol, atol):",
+    '''    """y_new = y + h Σ b_j K_j and scipy's DOP853 error sums Σ (err5/scale)², Σ (err3/scale)² in one pass
+        (E5, E3 vanish on K_12: the error needs no evaluation at y_new)."""''',
+    "    n = x.size"]
+    for j in nzB:
+        L.append(f"    b{j} = h * _B[{j}]")
+        L.append(f"    p{j} = _E5[{j}]")
+        L.append(f"    q{j} = _E3[{j}]")
+        L.append(f"    kx{j} = Kx[{j}]")
+        L.append(f"    kv{j} = Kv[{j}]")
+    L.append("    s5 = 0.0")
+    L.append("    s3 = 0.0")
+    L.append("    for k in range(n):")
+    for comp,(y,yn,kk) in {"x":("x","xn","kx"),"v":("v","vn","kv")}.items():
+        L.append(f"        {comp}0 = {y}[k]")
+        L.append(f"        {comp}1 = {comp}0 + " + " + ".join(f"b{j} * {kk}{j}[k]" for j in nzB))
+        L.append(f"        {yn}[k] = {comp}1")
+        L.append(f"        e5{comp} = " + " + ".join(f"p{j} * {kk}{j}[k]" for j in nzB))
+        L.append(f"        e3{comp} = " + " + ".join(f"q{j} * {kk}{j}[k]" for j in nzB))
+        L.append(f"        i{comp} = 1.0 / (atol + max(abs({comp}0), abs({comp}1)) * rtol)")
+    L.append("        s5 += (e5x * ix) ** 2 + (e5v * iv) ** 2")
+    L.append("        s3 += (e3x * ix) ** 2 + (e3v * iv) ** 2")
+    L.append("    return s5, s3")
+    out.append("\n".join(L)+"\n")
+    return "".join(out)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Small systems: the OA ODE (state R₂, 2 reals) and the WS variables (α, η; 3 reals, R₂ by the exact O(n) sum
 # over the constants of motion w_k), one system per row, same DOP853 pair and controller as above.
@@ -359,7 +421,7 @@ def field_floor(X, Y, tr, cre, cim, beta, OX, OY):
 OA_KIND, WS_KIND = 0, 1
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def _riccati(a, b, om, hr, hi):
     """iω z + H/2 − (H̄/2) z² for z = a + ib and H/2 = hr + i hi."""
     zr = a * a - b * b
@@ -367,7 +429,7 @@ def _riccati(a, b, om, hr, hi):
     return -om * b + hr - (hr * zr + hi * zi), om * a + hi - (hr * zi - hi * zr)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def _ws_r2(y0, y1, y2, w_re, w_im):
     """R₂ = (1/n) Σ_k (α + u_k)/(1 + ᾱ u_k), u_k = e^{iη} w_k (exact sum)."""
     ce = np.cos(y2)
@@ -389,7 +451,7 @@ def _ws_r2(y0, y1, y2, w_re, w_im):
     return sr / n, si / n
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def _small_field(kind, y, out, cf, w_re, w_im):
     if kind == OA_KIND:
         rr = y[0]
@@ -402,7 +464,7 @@ def _small_field(kind, y, out, cf, w_re, w_im):
         out[2] = om - 2.0 * (hr * y[1] - hi * y[0])
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def _small_observe(kind, y, w_re, w_im):
     if kind == OA_KIND:
         return complex(y[0], y[1])
@@ -410,7 +472,7 @@ def _small_observe(kind, y, w_re, w_im):
     return complex(rr, ri)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def _small_rms(a, scale):
     acc = 0.0
     for i in range(a.size):
@@ -418,7 +480,7 @@ def _small_rms(a, scale):
     return np.sqrt(acc / a.size)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def advance_small(kind, Y, t, h_next, cf, w_re, w_im, t_end, obs_t, obs, active, rtol, atol, nfev, nsteps, status):
     """Like :func:`advance_phase_points` for small systems, one per row of ``Y`` (P, dim): ``kind`` OA_KIND
     (dim 2, y = [Re R₂, Im R₂]) or WS_KIND (dim 3, y = [Re α, Im α, η] with constants w = w_re + i w_im).
@@ -562,3 +624,13 @@ def advance_small(kind, Y, t, h_next, cf, w_re, w_im, t_end, obs_t, obs, active,
                 break
         t[p] = tp
         h_next[p] = h_abs
+
+
+if __name__ == "__main__":
+    import sys
+    from pathlib import Path
+
+    if sys.argv[1:] == ["--write-stages"]:
+        Path(__file__).with_name("_dop853_stages.py").write_text(stage_source())
+    else:
+        raise SystemExit("usage: python -m lsadyn.compiled2d --write-stages")
