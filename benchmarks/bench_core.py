@@ -114,6 +114,67 @@ def bench_ws(rows, sizes):
     return ratios
 
 
+def bench_tokens_2d(rows, n=1000, points=16):
+    """d = 2 token run (lsadyn.compiled2d, DOP853 per point) per point-token-evaluation against the fused
+    compiled field alone on the same arrays (the floor), and the scipy reference path, in this one run.
+
+    The run integrates ``points`` parameter points (random A, V = I and A = I, random V) × ``n`` tokens to
+    s = 400 observing the classifier's window (600 samples in [280, 400]), as the pipeline does; its cost per
+    point-token-evaluation is wall time / (Σ field evaluations × n)."""
+    from lsadyn.api import _batch_inputs, _PhasePointRun, _PhasePointRunScipy
+    from lsadyn.compiled2d import field_floor
+    from lsadyn.integrate import uniform_angles
+    from lsadyn.kuramoto import kuramoto_coefficients, phase_point_field
+
+    rng = np.random.default_rng(5)
+    half = points // 2
+    A = np.concatenate([rng.standard_normal((half, 2, 2)), np.broadcast_to(np.eye(2), (points - half, 2, 2))])
+    V = np.concatenate([np.broadcast_to(np.eye(2), (half, 2, 2)), rng.standard_normal((points - half, 2, 2))])
+    A, V, beta, tau = _batch_inputs(A, V, 1.0)
+    coeffs = kuramoto_coefficients(A, V, beta * tau)
+    z0 = np.exp(2j * uniform_angles(n, 1))
+    window = np.linspace(280.0, 400.0, 600)
+    idx = np.arange(points)
+    _PhasePointRun(coeffs, z0, 1e-7, 1e-9).advance(idx[:1], np.array([1.0]))  # load the compiled kernels
+
+    def one_run():
+        run = _PhasePointRun(coeffs, z0, 1e-7, 1e-9)
+        t0 = time.perf_counter()
+        run.advance(idx, window)
+        return time.perf_counter() - t0, int(run.nfev.sum())
+
+    best = min(one_run() for _ in range(3))
+    t_eval = best[0] / (best[1] * n)
+    ref = _PhasePointRun(coeffs, z0, 1e-7, 1e-9)
+    X, Y = ref.X, ref.Y
+    OX, OY = np.empty_like(X), np.empty_like(Y)
+    t_floor = best_time(lambda: field_floor(X, Y, ref.tr, ref.cre, ref.cim, ref.beta, OX, OY)) / (points * n)
+    # scipy reference (4 points, to s = 40): the same field through scipy's DOP853, evaluations counted
+    calls = [0]
+
+    def counted(t, y, c):
+        calls[0] += 1
+        return phase_point_field(t, y, c)
+
+    sub = np.arange(4)
+    sc = _PhasePointRunScipy(kuramoto_coefficients(A[sub], V[sub], (beta * tau)[sub]), z0, 1e-7, 1e-9, 4)
+    import lsadyn.api as api
+
+    orig, api.phase_point_field = api.phase_point_field, counted
+    try:
+        t0 = time.perf_counter()
+        sc.advance(sub, np.linspace(28.0, 40.0, 60))
+        t_scipy = (time.perf_counter() - t0) / (calls[0] * 4 * n)
+    finally:
+        api.phase_point_field = orig
+    rows.append(row("tokens2d_run", n, 2, t_eval, f"compiled DOP853, per point-token-evaluation, {points} points"))
+    rows.append(row("tokens2d_floor", n, 2, t_floor, "fused compiled field alone, per point-token"))
+    rows.append(row("tokens2d_scipy", n, 2, t_scipy, "scipy DOP853 reference, per point-token-evaluation"))
+    return {"token_run_ns_per_point_token_eval": t_eval * 1e9, "token_floor_ns_per_point_token": t_floor * 1e9,
+            "token_run_over_floor": t_eval / t_floor, "token_scipy_over_floor": t_scipy / t_floor,
+            "token_evals_per_point": best[1] / points}
+
+
 def bench_bl(rows):
     from lsadyn.bl import bl_distance_to_uniform
 
@@ -225,9 +286,10 @@ def main(argv=None):
     summary.update(bench_sphere_highdim(rows, quick=args.quick, threads=args.threads))
     summary.update(bench_ws(rows, ws_sizes))
     summary.update(bench_bl(rows))
-    print(f"{'benchmark':<14}{'n':>9}{'d':>5}{'s/eval':>12}{'evals/s':>12}{'token-steps/s':>15}  note")
+    summary.update(bench_tokens_2d(rows))
+    print(f"{'benchmark':<16}{'n':>9}{'d':>5}{'s/eval':>12}{'evals/s':>12}{'token-steps/s':>15}  note")
     for r in rows:
-        print(f"{r['name']:<14}{r['n']:>9}{r['d']:>5}{r['seconds_per_eval']:>12.3e}{r['evals_per_s']:>12.3e}"
+        print(f"{r['name']:<16}{r['n']:>9}{r['d']:>5}{r['seconds_per_eval']:>12.3e}{r['evals_per_s']:>12.3e}"
               f"{r['token_steps_per_s']:>15.3e}  {r['note']}")
     print("\nratios (measured in this run):")
     for k, v in summary.items():
@@ -240,6 +302,7 @@ def main(argv=None):
         "usa_within_3x_of_floor": all(v <= 3 for k, v in summary.items() if k.startswith("usa_over_floor")),
         "ws_step_flat_in_n (ratio <= 3)": summary["ws_step_cost_ratio_largest_over_smallest_n"] <= 3,
         "bl_to_uniform_1e4_under_1s": summary["bl_to_uniform_seconds_n1e4"] < 1.0,
+        "token_run_within_2x_of_fused_floor": summary["token_run_over_floor"] <= 2.0,
     }
     print("\ntargets:")
     for k, v in targets.items():

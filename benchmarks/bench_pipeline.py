@@ -1,6 +1,10 @@
 """Wall time of the pipeline on this machine: DAG construction, the quick build and (with
-``--paper``) the paper build, each in a fresh temporary copy. Prints a table and writes
-benchmarks/pipeline_timing.json. Usage: ``python benchmarks/bench_pipeline.py [--paper] [--cores 2]``.
+``--paper``) the paper build, each in a fresh temporary copy (so compiled kernels are compiled inside
+the build, as on a fresh clone). Prints a table and writes benchmarks/pipeline_timing.json (without
+``--paper`` the last paper-build record is kept). Targets: quick build ≤ 40 s, paper build ≤ 4 min on
+2 cores. Run it alone (``flock /tmp/lsadyn-heavy.lock``): machines are shared.
+Usage: ``python benchmarks/bench_pipeline.py [--paper] [--cores 2]``; then
+``python benchmarks/speed_table.py --write`` regenerates the README's Speed section.
 """
 
 from __future__ import annotations
@@ -62,10 +66,12 @@ def main(argv=None):
         result["quick_build_seconds"] = timed(smk + ["--cores", str(args.cores), "--configfile",
                                                      "workflow/config/quick.yaml"], quick)
         result["quick_job_seconds"] = job_seconds(quick)
+        result["quick_measured_at"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         if args.paper:
             paper = fresh_copy(Path(tmp) / "paper")
             result["paper_build_seconds"] = timed(smk + ["--cores", str(args.cores)], paper)
             result["paper_job_seconds"] = job_seconds(paper)
+            result["paper_measured_at"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
             if args.keep:
                 for sub in ("results", "paper_figures"):
                     shutil.copytree(paper / sub, args.keep / sub, dirs_exist_ok=True)
@@ -76,11 +82,18 @@ def main(argv=None):
     for key in ("quick_job_seconds", "paper_job_seconds"):
         for job, s in result.get(key, {}).items():
             print(f"  {key.split('_')[0]}: {job:<26}{s:>10.1f}")
-    targets = {"dag_under_5s": result["dag_seconds"] < 5, "quick_under_180s": result["quick_build_seconds"] < 180}
+    targets = {"dag_under_5s": result["dag_seconds"] < 5, "quick_under_40s": result["quick_build_seconds"] <= 40}
     if "paper_build_seconds" in result:
-        targets["paper_under_1200s"] = result["paper_build_seconds"] < 1200
+        targets["paper_under_240s"] = result["paper_build_seconds"] <= 240
         targets["each_highdim_run_under_120s"] = all(
             s < 120 for j, s in result["paper_job_seconds"].items() if j.startswith("highdim"))
+    elif OUT.exists():  # keep the last paper-build measurement (and say when it was taken)
+        old = json.loads(OUT.read_text())
+        for key in ("paper_build_seconds", "paper_job_seconds", "paper_measured_at"):
+            if key in old:
+                result[key] = old[key]
+        if "paper_build_seconds" in old:
+            targets["paper_under_240s"] = old["paper_build_seconds"] <= 240
     result["targets"] = targets
     print("targets:", ", ".join(f"{k}: {'met' if v else 'NOT MET'}" for k, v in targets.items()))
     OUT.write_text(json.dumps(result, indent=2) + "\n")

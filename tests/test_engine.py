@@ -131,3 +131,14 @@ def test_generated_stage_passes_are_current():
     from lsadyn.compiled2d import stage_source
 
     assert Path(stages.__file__).read_text() == stage_source()
+
+
+def test_readme_speed_section_is_generated_from_the_benchmark_records():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, str(root / "benchmarks/speed_table.py"), "--check"], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
