@@ -130,10 +130,16 @@ class _OARun:
         return out
 
 
+def _writable(a, dtype=None) -> np.ndarray:
+    """A C-contiguous, writeable copy (numba compiles read-only arrays, e.g. broadcast views, separately:
+    every kernel call must see the same array types as :func:`lsadyn.compiled2d.warm_up`)."""
+    return np.array(a, dtype=dtype, order="C", copy=True)
+
+
 def _coeff_rows(coeffs) -> np.ndarray:
     """(P, 10) rows [tr (3), Re c (3), Im c (3), β] of flattened :class:`KuramotoCoefficients`."""
     P = int(np.prod(coeffs.shape))
-    return np.ascontiguousarray(np.concatenate([
+    return _writable(np.concatenate([
         coeffs.tr.reshape(P, 3), coeffs.c.real.reshape(P, 3), coeffs.c.imag.reshape(P, 3),
         np.reshape(coeffs.beta, (P, 1))], axis=1), dtype=float)
 
@@ -143,10 +149,10 @@ class _SmallRunCompiled:
 
     def __init__(self, kind, coeffs, Y0, K=1, w=None, rtol=1e-10, atol=1e-12):
         self.kind, self.K = kind, K
-        self.Y = np.ascontiguousarray(Y0, dtype=float)
+        self.Y = _writable(Y0, dtype=float)
         self.cf = _coeff_rows(coeffs)
         w = np.zeros(1, complex) if w is None else np.asarray(w, dtype=complex)
-        self.w_re, self.w_im = np.ascontiguousarray(w.real), np.ascontiguousarray(w.imag)
+        self.w_re, self.w_im = _writable(w.real), _writable(w.imag)
         P = self.Y.shape[0]
         self.t = np.zeros(P)
         self.h = np.zeros(P)
@@ -159,7 +165,7 @@ class _SmallRunCompiled:
         from .compiled2d import OK, advance_small
 
         active = (np.asarray(idx, dtype=np.int64)[:, None] * self.K + np.arange(self.K)).ravel()
-        times = np.ascontiguousarray(times, dtype=float)
+        times = _writable(times, dtype=float)
         obs = np.empty((active.size, times.size), dtype=complex)
         advance_small(self.kind, self.Y, self.t, self.h, self.cf, self.w_re, self.w_im, float(times[-1]), times, obs,
                       active, self.rtol, self.atol, self.nfev, self.nsteps, self.status)
@@ -207,12 +213,12 @@ class _PhasePointRun:
     def __init__(self, coeffs, z0, rtol, atol):
         N = coeffs.shape[0]
         z0 = np.broadcast_to(np.asarray(z0, dtype=complex), (N, np.shape(z0)[-1]))
-        self.X = np.ascontiguousarray(z0.real, dtype=float)
-        self.Y = np.ascontiguousarray(z0.imag, dtype=float)
-        self.tr = np.ascontiguousarray(coeffs.tr, dtype=float)
-        self.cre = np.ascontiguousarray(coeffs.c.real, dtype=float)
-        self.cim = np.ascontiguousarray(coeffs.c.imag, dtype=float)
-        self.beta = np.ascontiguousarray(coeffs.beta, dtype=float)
+        self.X = _writable(z0.real, dtype=float)
+        self.Y = _writable(z0.imag, dtype=float)
+        self.tr = _writable(coeffs.tr, dtype=float)
+        self.cre = _writable(coeffs.c.real, dtype=float)
+        self.cim = _writable(coeffs.c.imag, dtype=float)
+        self.beta = _writable(coeffs.beta, dtype=float)
         self.t = np.zeros(N)
         self.h = np.zeros(N)
         self.nfev = np.zeros(N, dtype=np.int64)
@@ -223,8 +229,8 @@ class _PhasePointRun:
     def advance(self, idx, times):
         from .compiled2d import OK, STEP_TOO_SMALL, advance_phase_points
 
-        idx = np.ascontiguousarray(idx, dtype=np.int64)
-        times = np.ascontiguousarray(times, dtype=float)
+        idx = _writable(idx, dtype=np.int64)
+        times = _writable(times, dtype=float)
         obs = np.empty((idx.size, times.size), dtype=complex)
         advance_phase_points(self.X, self.Y, self.t, self.h, self.tr, self.cre, self.cim, self.beta, float(times[-1]),
                              times, obs, idx, self.rtol, self.atol, self.nfev, self.nsteps, self.status)
@@ -338,7 +344,7 @@ def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=N
     if engine == "compiled":
         from .compiled2d import OA_KIND
 
-        R0f = np.ascontiguousarray(R0).ravel()
+        R0f = _writable(R0).ravel()
         run = _SmallRunCompiled(OA_KIND, coeffs, np.stack([R0f.real, R0f.imag], axis=1), K=K)
     elif engine == "scipy":
         run = _OARun(coeffs, R0, max(1, int(chunk)))

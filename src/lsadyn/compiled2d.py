@@ -626,6 +626,31 @@ def advance_small(kind, Y, t, h_next, cf, w_re, w_im, t_end, obs_t, obs, active,
         h_next[p] = h_abs
 
 
+def warm_up() -> None:
+    """Compile (or load from numba's cache) every kernel of this module on a tiny problem, so that the
+    pipeline's parallel jobs find them compiled (rule ``compile_kernels``)."""
+    P, n = 1, 8
+    z = np.exp(1j * np.linspace(0.1, 3.0, n))
+    X = np.ascontiguousarray(np.broadcast_to(z.real, (P, n)))
+    Y = np.ascontiguousarray(np.broadcast_to(z.imag, (P, n)))
+    tr = np.array([[0.5, 0.1, 0.0]])
+    cre = np.array([[0.0, 0.2, 0.1]])
+    cim = np.array([[0.3, 0.0, 0.2]])
+    beta = np.ones(P)
+    zeros, ints = (lambda: np.zeros(P)), (lambda: np.zeros(P, dtype=np.int64))
+    times = np.array([0.5, 1.0])
+    active = np.arange(P, dtype=np.int64)
+    advance_phase_points(X, Y, zeros(), zeros(), tr, cre, cim, beta, 1.0, times, np.empty((P, 2), complex), active,
+                         1e-7, 1e-9, ints(), ints(), ints())
+    field_floor(X, Y, tr, cre, cim, beta, np.empty_like(X), np.empty_like(Y))
+    cf = np.concatenate([tr, cre, cim, beta[:, None]], axis=1)
+    w = np.exp(1j * np.linspace(0.0, 6.0, n))
+    for kind, dim in ((OA_KIND, 2), (WS_KIND, 3)):
+        advance_small(kind, np.full((P, dim), 0.01), zeros(), zeros(), cf, np.ascontiguousarray(w.real),
+                      np.ascontiguousarray(w.imag), 1.0, times, np.empty((P, 2), complex), active, 1e-10, 1e-12,
+                      ints(), ints(), ints())
+
+
 if __name__ == "__main__":
     import sys
     from pathlib import Path

@@ -1,7 +1,26 @@
+rule compile_kernels:
+    """Compile the numba d = 2 kernels once (cached beside the sources) before the simulate_2d jobs."""
+    input:
+        lib=lib_inputs("workflow/scripts/compile_kernels.py"),
+    output:
+        "results/sim/kernels_compiled.txt",
+    log:
+        "logs/compile_kernels.log",
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/compile_kernels.py"
+
+
 rule simulate_2d:
-    """OA, WS and n-particle regimes for every parameter point of one experiment (vectorised)."""
+    """OA, WS and n-particle regimes for every parameter point of one experiment (compiled, one thread)."""
     input:
         params="results/params/{case}.csv",
+        kernels="results/sim/kernels_compiled.txt",
         lib=lib_inputs("workflow/scripts/simulate_2d.py"),
     output:
         "results/sim/{case}.csv",
