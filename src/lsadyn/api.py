@@ -147,6 +147,8 @@ def _coeff_rows(coeffs) -> np.ndarray:
 class _SmallRunCompiled:
     """OA (K starts per point) or WS systems stepped one by one by :func:`lsadyn.compiled2d.advance_small`."""
 
+    independent_points = True
+
     def __init__(self, kind, coeffs, Y0, K=1, w=None, rtol=1e-10, atol=1e-12):
         self.kind, self.K = kind, K
         self.Y = _writable(Y0, dtype=float)
@@ -209,6 +211,8 @@ class _WSRun:
 
 class _PhasePointRun:
     """d = 2 LSA tokens of N points in doubled-phase points z_k (:mod:`lsadyn.compiled2d`, per-point DOP853)."""
+
+    independent_points = True
 
     def __init__(self, coeffs, z0, rtol, atol):
         N = coeffs.shape[0]

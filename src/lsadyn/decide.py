@@ -67,7 +67,10 @@ def decide(run, n_points: int, horizon: float, n_samples: int, budget: float, cl
     array of shape (len(idx), len(times), ...). ``classify(i, s, samples_i) -> RegimeResult`` reads one
     point's window (``s`` (m,), ``samples_i`` (m, ...)) and returns rates/periods in physical time.
     ``tau`` (n_points,): time scales (physical t = τ s). ``progress``: optional callable(fraction_done),
-    fraction = time reached / (budget × horizon), and 1.0 once every point is decided.
+    fraction = horizon multiple reached / budget, and 1.0 once every point is decided. Runs whose points step
+    independently (``run.independent_points``, the compiled ones) are advanced in groups of points between
+    reports (results unchanged); a single run is advanced in time pieces (its step sequence is then cut at
+    the piece ends: results may differ at the integrator's tolerance); other batches report per multiple.
     """
     n_samples = int(n_samples)
     ds = float(horizon) / (n_samples - 1)
@@ -83,12 +86,22 @@ def decide(run, n_points: int, horizon: float, n_samples: int, budget: float, cl
         j0 = int(np.floor((1 - window) * (j1 + 1)))
         first_new = max(j0, prev_j1 + 1)
         s_new = ds * np.arange(first_new, j1 + 1)
-        if progress is not None:  # report while integrating up to the window (observations discarded)
-            s_from = ds * max(prev_j1, 0)
-            for piece in np.linspace(s_from, s_new[0], PROGRESS_PIECES + 1)[1:-1]:
-                run.advance(pending, np.array([piece]))
-                progress(min(1.0, piece / s_max))
-        new = np.asarray(run.advance(pending, s_new))
+        f_prev = factors[stage - 1] if stage else 0.0
+        if progress is not None and pending.size > 1 and getattr(run, "independent_points", False):
+            # points stepped independently: advance them in groups, reporting after each (same results)
+            parts = np.array_split(np.arange(pending.size), min(PROGRESS_PIECES, pending.size))
+            chunks = []
+            for done, part in enumerate(parts, start=1):
+                chunks.append(np.asarray(run.advance(pending[part], s_new)))
+                progress(min(1.0, (f_prev + (f - f_prev) * done / len(parts)) / factors[-1]))
+            new = np.concatenate(chunks, axis=0)
+        else:
+            if progress is not None and pending.size == 1:  # one run: report while integrating up to the window
+                s_from = ds * max(prev_j1, 0)
+                for piece in np.linspace(s_from, s_new[0], PROGRESS_PIECES + 1)[1:-1]:
+                    run.advance(pending, np.array([piece]))
+                    progress(min(1.0, piece / s_max))
+            new = np.asarray(run.advance(pending, s_new))
         if buf is not None and first_new > j0:
             win = np.concatenate([buf[:, j0 - prev_j0:], new], axis=1)
         else:

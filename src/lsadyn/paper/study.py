@@ -29,6 +29,7 @@ from .cases import (
     sample_case1,
     sample_case2,
 )
+from ..budget import Progress
 from ..integrate import integrate_flat, uniform_angles
 from ..kuramoto import angle_field, case4_hamiltonian, kuramoto_coefficients
 from ..metrics import order_parameter_r2
@@ -85,14 +86,17 @@ def classify_points(df: pd.DataFrame, oa: dict, agreement: dict, tol: dict, seed
     tolerances = RegimeTolerances(**tol)
     out = df.copy()
     R0 = order_parameter_r2(uniform_angles(agreement["n_tokens"], seed))
-    oa_res = predict_regime_batch(A, V, beta, horizon=oa["horizon"], n_samples=oa["n_samples"], tol=tolerances,
-                                  budget=oa["budget_factor"], token_start=R0)
+    with Progress(desc=f"OA ({len(df)} points)") as progress:
+        oa_res = predict_regime_batch(A, V, beta, horizon=oa["horizon"], n_samples=oa["n_samples"], tol=tolerances,
+                                      budget=oa["budget_factor"], token_start=R0, progress=progress)
     out = out.assign(**_columns(oa_res, "oa"))
     out["regime_oa_token_start"] = [r.details["regime_token_start"] for r in oa_res]
     kw = dict(n=agreement["n_tokens"], seed=seed, horizon=agreement["horizon"], n_samples=agreement["n_samples"],
               tol=tolerances, budget=agreement["budget_factor"])
-    out = out.assign(**_columns(ws_regime_batch(A, V, beta, **kw), "ws"))
-    out = out.assign(**_columns(particles_regime_batch(A, V, beta, **kw), "particles"))
+    with Progress(desc=f"WS ({len(df)} points)") as progress:
+        out = out.assign(**_columns(ws_regime_batch(A, V, beta, progress=progress, **kw), "ws"))
+    with Progress(desc=f"tokens ({len(df)} points x {agreement['n_tokens']})") as progress:
+        out = out.assign(**_columns(particles_regime_batch(A, V, beta, progress=progress, **kw), "particles"))
     out["oa_matches_prediction"] = [matches(r, p) if p else np.nan for r, p in zip(out.regime_oa, out.prediction)]
     return out
 
