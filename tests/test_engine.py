@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from lsadyn import particles_regime_batch, predict_regime, predict_regime_batch, simulate_regime, ws_regime, ws_regime_batch
+from lsadyn.api import time_scale
 from lsadyn.decide import horizon_factors
 from lsadyn.regimes import RegimeTolerances, algebraic_cluster_fit, classify_r2_trajectory
 
@@ -142,3 +143,21 @@ def test_readme_speed_section_is_generated_from_the_benchmark_records():
     r = subprocess.run([sys.executable, str(root / "benchmarks/speed_table.py"), "--check"], capture_output=True,
                        text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_algebraic_limits_against_the_old_fixed_long_run():
+    """Why quick-config limits changed on the slow clustering boundaries: the old procedure re-ran such points
+    with a 10x horizon and reported |R2| read there; the trend fit decides at 1x and reports the extrapolated
+    limit. The two differ by at most the old run's own distance from the limit (1 - |R2| ~ c/t), and both
+    rates are finite-window estimates of 0, bounded by tol_angle / window length."""
+    tol = RegimeTolerances()
+    for A, V in [(I2, np.diag([0.0, -1.0])), (np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([[1.0, 0.5], [-0.5, 1.0]]))]:
+        new = predict_regime(A, V, horizon=300.0, n_samples=3000)
+        if new.details.get("approach") != "algebraic":
+            continue
+        old = predict_regime(A, V, horizon=3000.0, n_samples=30000, budget=1)
+        assert new.regime == "cluster_converge" and new.details["budget_factor"] == 1
+        assert abs(new.abs_R2 - old.abs_R2) <= (1 - old.abs_R2) + tol.tol_cluster / 10
+        assert abs(new.abs_R2 - 1) <= tol.tol_cluster
+        for r, horizon in ((new, 300.0), (old, 3000.0)):
+            assert abs(r.arg_R2_rate) <= tol.tol_angle / (tol.window * horizon * time_scale(A, V, 1.0)) * 1.01

@@ -88,9 +88,11 @@ def _vote(results, method):
     details = {"start_regimes": labels}
     if any("rate_from_turns" in r.details for r in chosen):
         details["rate_from_turns"] = all(r.details.get("rate_from_turns", True) for r in chosen)
-    algebraic = [r.details["extrapolated_abs_R2"] for r in chosen if r.details.get("approach") == "algebraic"]
+    algebraic = [r for r in chosen if r.details.get("approach") == "algebraic"]
     if algebraic:
-        details.update(approach="algebraic", extrapolated_abs_R2=float(np.median(algebraic)))
+        details.update(approach="algebraic",
+                       extrapolated_abs_R2=float(np.median([r.details["extrapolated_abs_R2"] for r in algebraic])),
+                       abs_R2_last=float(np.median([r.details["abs_R2_last"] for r in algebraic])))
     return RegimeResult(
         label,
         float(np.median([r.abs_R2 for r in chosen])),

@@ -22,8 +22,9 @@ decided by a trend fit instead of being left undetermined (:func:`algebraic_clus
 still rising monotonically, already ≥ 1 − ``tol_fit_near`` and 1 − |R₂| fits a + b/t (and a power law
 t^p with p ≤ −``min_power``) with a relative residual ≤ ``tol_fit``, the extrapolated limit 1 − a is
 taken; if a ≤ ``tol_cluster`` the label is ``cluster_converge`` (|Δφ| ≤ ``tol_angle``) or
-``cluster_rotate`` (|Δφ| ≥ ``min_turn``), with ``details['approach'] = 'algebraic'`` and
-``details['extrapolated_abs_R2']`` = 1 − a (``abs_R2`` stays the last value read).
+``cluster_rotate`` (|Δφ| ≥ ``min_turn``), with ``details['approach'] = 'algebraic'``; ``abs_R2`` is then
+the extrapolated limit min(1, 1 − a) (also ``details['extrapolated_abs_R2']``, unclipped) and the last
+value read is ``details['abs_R2_last']``.
 
 Limit values: ``abs_R2`` = final |R₂| (r*), ``arg_R2_rate`` = Δφ / window length (for a rotation:
 2π × whole turns / their duration, exact for a non-uniform periodic rotation; with fewer than
@@ -126,13 +127,14 @@ def _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method):
     limit = algebraic_cluster_fit(tw, mod, tol)
     if limit is None or 1.0 - limit > tol.tol_cluster:
         return None
-    details = {"approach": "algebraic", "extrapolated_abs_R2": float(limit)}
+    details = {"approach": "algebraic", "extrapolated_abs_R2": float(limit), "abs_R2_last": r_end}
+    r_lim = float(min(1.0, limit))
     if abs(dphi) <= tol.tol_angle:
-        return RegimeResult("cluster_converge", r_end, rate, float("nan"), method, details)
+        return RegimeResult("cluster_converge", r_lim, rate, float("nan"), method, details)
     if abs(dphi) >= tol.min_turn:
         rate, exact = _turn_rate(tw, phi, rate)
         details["rate_from_turns"] = exact
-        return RegimeResult("cluster_rotate", r_end, rate, 2 * np.pi / abs(rate), method, details)
+        return RegimeResult("cluster_rotate", r_lim, rate, 2 * np.pi / abs(rate), method, details)
     return None
 
 
