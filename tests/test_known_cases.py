@@ -127,3 +127,17 @@ def test_simulate_regime_from_iid_tokens_is_right_or_off_manifold():
     wrong = [(c, lab) for c, lab, v in zip(df.case, out.tokens, verdicts) if v == "wrong"]
     assert not wrong, wrong
     assert verdicts.count("undetermined") <= len(df) / 50, list(zip(df.case, out.tokens))
+
+
+def test_circle_averaged_radial_velocity_has_one_sign():
+    """For every (A, V): the mean over φ of the radial OA velocity on |R| = r is κ r (1 − r²) with
+    κ = (β/4)(Im c₁ + Re c₂) (known_cases.md, 'Limit cycles'), so no circle about 0 traps orbits."""
+    phi = np.linspace(0, 2 * np.pi, 256, endpoint=False)
+    for _ in range(5):
+        A, V, beta = RNG.standard_normal((2, 2)), RNG.standard_normal((2, 2)), RNG.uniform(0.2, 2)
+        c = kuramoto_coefficients(A, V, beta)
+        kappa = beta / 4 * (c.c[1].imag + c.c[2].real)
+        for r in (0.2, 0.5, 0.9):
+            R = r * np.exp(1j * phi)
+            mean_radial = np.mean(np.real(oa_rhs_complex(R, c) * np.exp(-1j * phi)))
+            assert abs(mean_radial - kappa * r * (1 - r * r)) < 1e-12
