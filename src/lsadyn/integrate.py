@@ -16,6 +16,7 @@ Initial conditions are deterministic functions of a seed (:func:`uniform_sphere`
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,8 +102,9 @@ def integrate_sphere(
     t_eval : (m,) non-decreasing output times, ``t_eval[0] >= t0``. Only these are observed: to
         continue a run, or to observe only a final window, pass ``t0`` and the state reached there.
     method : ``"DOP853"`` (default; :func:`lsadyn.sphere_integrate.dop853_sphere`, adaptive with
-        ``rtol``/``atol``, rows renormalised after a step whose norm drift exceeds ``renorm_tol``), ``"rk4"`` (fixed step ``dt``,
-        renormalised after every step; output times are hit exactly by shortening the last step), or the
+        ``rtol``/``atol``, rows renormalised after a step whose norm drift exceeds ``renorm_tol``),
+        ``"rk4"`` (fixed step ``dt``, renormalised after every step; output times are hit exactly by
+        shortening the last step), or the
         scipy references ``"scipy-DOP853"`` / ``"RK45"`` (renormalise and restart when the drift exceeds
         ``renorm_tol``).
     observer : optional ``X -> array``; then ``Trajectory.y[i] = observer(X(t_eval[i]))``.
@@ -110,7 +112,8 @@ def integrate_sphere(
         default: chosen from the field at ``t0``.
 
     Returns a :class:`Trajectory` whose ``state`` is the (n, d) state at ``t_eval[-1]`` (unit rows), and for
-    ``"DOP853"`` ``next_step``, the step size to continue with.
+    ``"DOP853"`` ``next_step``, the step size to continue with. Systems of up to
+    :data:`SINGLE_THREAD_MAX_N` tokens run with one BLAS thread.
     """
     X = _normalise(np.array(X0, dtype=float))
     if not np.all(np.isfinite(X)):
@@ -119,6 +122,27 @@ def integrate_sphere(
     t_eval = _check_times(t_eval, t0)
     if method not in SPHERE_METHODS:
         raise ValueError(f"method: unknown method {method!r}; choose one of {', '.join(SPHERE_METHODS)}")
+    with _blas_threads_for(shape[0]):
+        return _integrate_sphere(field, X, shape, t_eval, args, t0, method, rtol, atol, dt, observer, renorm_tol,
+                                 first_step)
+
+
+#: Token systems up to this n are integrated with one BLAS thread: their matrix products (n ≤ 2000,
+#: d ≤ a few hundred) are too small to share between cores, and a multithreaded BLAS pool on a busy
+#: machine then costs 10–20× (measured: simulate_regime at d = 100, n = 200 took 86–120 s instead of 2–6 s).
+SINGLE_THREAD_MAX_N = 2000
+
+
+def _blas_threads_for(n: int):
+    """Context: BLAS limited to one thread for n ≤ :data:`SINGLE_THREAD_MAX_N`, else unchanged."""
+    if n > SINGLE_THREAD_MAX_N:
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _integrate_sphere(field, X, shape, t_eval, args, t0, method, rtol, atol, dt, observer, renorm_tol, first_step):
     if method == "DOP853":
         from .sphere_integrate import dop853_sphere
 
