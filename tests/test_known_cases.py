@@ -141,3 +141,36 @@ def test_circle_averaged_radial_velocity_has_one_sign():
             R = r * np.exp(1j * phi)
             mean_radial = np.mean(np.real(oa_rhs_complex(R, c) * np.exp(-1j * phi)))
             assert abs(mean_radial - kappa * r * (1 - r * r)) < 1e-12
+
+
+def test_limit_cycle_certificate():
+    """known_cases.md §7: one interior fixed point, an unstable focus; the boundary circle rotates and repels."""
+    from scipy.optimize import fsolve
+
+    df = load_known_cases()
+    row = df[df.family == "limit_cycle"].iloc[0]
+    A = np.array([[row.a11, row.a12], [row.a21, row.a22]])
+    V = np.array([[row.v11, row.v12], [row.v21, row.v22]])
+    c = kuramoto_coefficients(A, V, row.beta)
+    f = lambda R: oa_rhs_complex(R, c)  # noqa: E731
+    roots = []
+    for x in np.linspace(-0.95, 0.95, 13):
+        for y in np.linspace(-0.95, 0.95, 13):
+            if x * x + y * y < 0.96:
+                sol, _, ok, _ = fsolve(lambda v: [f(v[0] + 1j * v[1]).real, f(v[0] + 1j * v[1]).imag], [x, y],
+                                       full_output=True, xtol=1e-13)
+                R = sol[0] + 1j * sol[1]
+                if ok == 1 and abs(R) < 0.999 and abs(f(R)) < 1e-10 and all(abs(R - q) > 1e-6 for q in roots):
+                    roots.append(R)
+    assert len(roots) == 1
+    h = 1e-7
+    jac = np.array([[((f(roots[0] + d) - f(roots[0] - d)) / (2 * h)).real for d in (h, 1j * h)],
+                    [((f(roots[0] + d) - f(roots[0] - d)) / (2 * h)).imag for d in (h, 1j * h)]]).T
+    ev = np.linalg.eigvals(jac)
+    assert ev.real.min() > 0 and abs(ev.imag).max() > 0.1  # unstable focus
+    phi = np.linspace(0, 2 * np.pi, 20000, endpoint=False)
+    R = np.exp(1j * phi)
+    phidot = np.imag(f(R) / R)
+    assert phidot.min() > 0.4  # no fixed point on the circle
+    transverse = np.real(f(R * (1 - 1e-6)) * np.conj(R)) / 1e-6  # > 0: moving towards the circle
+    assert np.sum(transverse / phidot) / np.sum(1 / phidot) < -0.02  # on average the circle repels

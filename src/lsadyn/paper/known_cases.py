@@ -17,6 +17,8 @@ Closed forms (β multiplies every rate; τ-free):
   mean rate 2βμ√σ (σ > 0), the circle attracts.
 * Saddle-node family (A = I, V = [[a+s, −μ], [μ, a−s]]): :math:`\dot\varphi = 2\beta(\mu - s\sin\varphi)`,
   rate 2β√(μ² − s²) sign μ for |μ| > s.
+* Limit cycle: one (A, V) with a unique interior fixed point that is an unstable focus and a repelling
+  boundary circle (Poincaré–Bendixson: an attracting periodic orbit in between); no closed-form period.
 """
 
 from __future__ import annotations
@@ -102,6 +104,9 @@ def closed_form(family: str, A, V, beta: float) -> dict:
         else:
             out.update(expected="cluster_converge", abs_R2=1.0)
         return out
+    if family == "limit_cycle":  # Poincaré–Bendixson certificate (tests/known_cases.md §7); no closed-form period
+        out.update(expected="oscillate")
+        return out
     raise ValueError(f"family: unknown known-case family {family!r}")
 
 
@@ -154,6 +159,8 @@ def known_case_points() -> list[tuple[str, str, np.ndarray, np.ndarray, float]]:
     add("saddle_node_below", "saddle_node", I2, [[1.5, -0.4], [0.4, 0.5]])
     add("saddle_node_above", "saddle_node", I2, [[1.5, -0.6], [0.6, 0.5]])
     add("saddle_node_far", "saddle_node", I2, [[1.5, -1.5], [1.5, 0.5]], 0.5)
+    # an attracting limit cycle of a non-Hamiltonian (A, V)
+    add("limit_cycle", "limit_cycle", [[-0.19, -0.27], [0.17, -0.92]], [[0.84, 0.97], [-1.33, 0.49]])
     return pts
 
 
