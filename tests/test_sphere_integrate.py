@@ -126,3 +126,13 @@ def test_simulate_regime_labels_agree_with_the_scipy_reference(scenario, model):
     assert fast.abs_R2 == pytest.approx(ref.abs_R2, abs=1e-5)
     if np.isfinite(ref.arg_R2_rate) and abs(ref.arg_R2_rate) > 1e-6:
         assert fast.arg_R2_rate == pytest.approx(ref.arg_R2_rate, rel=1e-4)
+
+
+def test_compiled_exp_is_within_one_ulp_of_numpy():
+    from lsadyn.compiled_sphere import exp_inplace
+
+    x = np.concatenate([np.random.default_rng(0).uniform(-708, 709, 200_000), np.linspace(-3, 3, 1001), [0.0]])
+    ref = np.exp(x)
+    got = exp_inplace(x.copy())
+    assert np.max(np.abs(got - ref) / np.spacing(ref)) <= 1.0
+    assert exp_inplace(np.array([[-1e5, 0.0]]))[0, 0] == pytest.approx(np.exp(-708.0))  # clamped, never 0/NaN

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .compiled_sphere import project_tangent_fast
+from .compiled_sphere import exp_inplace, project_tangent_fast
 from .validation import as_positive_float, as_square_matrix, check_scale
 
 #: Largest logit ``beta * <x, A y>`` for which ``exp`` is evaluated in USA (exp(700) ~ 1e304).
@@ -117,7 +117,7 @@ def _usa_kernel(X: np.ndarray, p: Attention) -> np.ndarray:
             f"beta: USA logit beta*<x, A y> reaches {top:.4g} > {USA_MAX_LOGIT:g}; exp would overflow "
             f"(use beta*||A||_2 <= {USA_MAX_LOGIT:g}, here {p.beta * np.linalg.norm(p.A, 2):.4g})"
         )
-    return np.exp(logits, out=logits)
+    return exp_inplace(logits)
 
 
 def usa_field(t, X: np.ndarray, p: Attention) -> np.ndarray:
@@ -140,7 +140,7 @@ def sa_field(t, X: np.ndarray, p: Attention) -> np.ndarray:
     X = np.ascontiguousarray(X, dtype=float)
     W = _logits(X, p)
     W -= W.max(axis=1, keepdims=True)
-    np.exp(W, out=W)
+    exp_inplace(W)
     W /= W.sum(axis=1, keepdims=True)
     S = W @ X if p.V_is_identity else W @ (X @ p.V.T)
     return project_tangent_fast(X, S)
