@@ -11,8 +11,9 @@ unwrapped :math:`\arg R_2` across it:
                         no trend: the change of |R₂| across the window ≤ ``tol_trend`` · (1 − |R₂|)
                         (a slow, e.g. algebraic, approach to |R₂| = 1 is *not* an interior state);
                         or |R₂| ≤ ``tol_zero`` (default ``tol_abs``), where arg R₂ is undefined
-``oscillate``           |R₂| − mean crosses zero upwards ≥ 3 times (2 periods) with an amplitude in the
-                        second half ≥ (1 − ``tol_decay``) × that in the first half; or an interior
+``oscillate``           |R₂| − mean crosses zero upwards ≥ 3 times (2 periods) and the per-cycle amplitude
+                        has no decaying trend (log-linear fit: factor across the window ≥ 1 − ``tol_decay``,
+                        or the fit explains < 50 % of the variation, e.g. beating); or an interior
                         state (|R₂| constant < 1 − tol_cluster) rotating with |Δφ| ≥ ``min_turn``
 ``undetermined``        anything else: still drifting, decaying oscillation, too short
 ======================  ==================================================================
@@ -122,6 +123,30 @@ def algebraic_cluster_fit(t, mod, tol: RegimeTolerances):
     return 1.0 - a
 
 
+def _decaying(t, mod, crossings, tol_decay) -> bool:
+    """Is the oscillation of |R₂| decaying? Peak-to-trough amplitude per cycle (between upward zero
+    crossings), log-amplitude fitted linearly in time: decaying when the fitted factor across the window is
+    below 1 − ``tol_decay`` and the fit explains the amplitudes (r² ≥ 0.5). An amplitude that beats
+    (quasi-periodic motion, e.g. tokens off the OA manifold) has no such trend and is not decaying."""
+    amps, mids = [], []
+    for a, b in zip(crossings[:-1], crossings[1:]):
+        sel = (t >= a) & (t <= b)
+        if sel.sum() >= 2:
+            amps.append(np.ptp(mod[sel]))
+            mids.append(0.5 * (a + b))
+    amps, mids = np.asarray(amps), np.asarray(mids)
+    if amps.size < 2 or np.any(amps <= 0):
+        return True
+    slope, icpt = np.polyfit(mids, np.log(amps), 1)
+    if np.exp(slope * (t[-1] - t[0])) >= 1 - tol_decay:
+        return False
+    if amps.size == 2:
+        return True
+    resid = np.log(amps) - (icpt + slope * mids)
+    r2 = 1 - np.sum(resid**2) / max(np.sum((np.log(amps) - np.log(amps).mean()) ** 2), 1e-300)
+    return r2 >= 0.5
+
+
 def _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method):
     """A cluster decided by the trend fit, or None."""
     limit = algebraic_cluster_fit(tw, mod, tol)
@@ -182,9 +207,8 @@ def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: s
     crossings = _zero_crossings(tw, x)
     if crossings.size >= 3:
         half = tw.size // 2
-        a1 = np.ptp(mod[:half])
         a2 = np.ptp(mod[half:])
-        if a2 >= (1 - tol.tol_decay) * a1:
+        if not _decaying(tw, mod, crossings, tol.tol_decay):
             period = float(np.mean(np.diff(crossings)))
             return RegimeResult("oscillate", r_end, rate, period, method, {"amplitude": float(a2)})
         return RegimeResult("undetermined", r_end, rate, nan, method, {"reason": "decaying oscillation"})
