@@ -129,7 +129,8 @@ def built(tmp_path_factory):
 def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
     for t in TABLES:
         assert (built / "results/tables" / t).stat().st_size > 0
-    for fig in ["fig_case1", "fig_case2", "fig_case3", "fig_case4", "fig_bifurcation", "fig_stability", "fig_highdim"]:
+    for fig in ["fig_case1", "fig_case2", "fig_case3", "fig_case4", "fig_bifurcation", "fig_stability", "fig_highdim",
+                "fig_offmanifold"]:
         assert (built / f"paper_figures/{fig}.pdf").stat().st_size > 1000
         assert (built / f"paper_figures/{fig}.png").stat().st_size > 1000
     assert planned_jobs(built) == []
@@ -178,11 +179,12 @@ def test_partial_rerun_after_editing_a_figure_notebook(built):
     "module,expected",
     [
         ("paper/plotting.py", sorted(["all", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
-                                      "fig_highdim", "fig_stability"] + [f"movie[{m}]" for m in MOVIES])),
+                                      "fig_highdim", "fig_offmanifold", "fig_stability"] + [f"movie[{m}]" for m in MOVIES])),
         ("paper/movie_frames.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES])),
         ("paper/movies.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES] + [f"movie_tokens[{m}]" for m in MOVIES])),
         ("bl.py", sorted(["all", "claims_table", "findings", "fig_stability", "stability_table"]
-                         + [f"stability_run[{r}]" for r in ("hamiltonian", "lambda_max_pos", "rotating", "sym_pos_def")])),
+                         + [f"stability_run[{r}]" for r in ("hamiltonian", "interior", "lambda_max_pos", "rotating",
+                                                            "sym_pos_def")])),
         ("paper/claims.py", ["all", "claims_table", "findings"]),
         ("paper/findings.py", ["all", "findings"]),
         ("paper/config.py", []),  # used by the Snakefile only, by no job
@@ -284,7 +286,7 @@ def test_report_renders_every_figure_in_a_real_browser(built, tmp_path):
     smk(built, "--configfile", QUICK, "--report", str(report))
     figures = {
         "d = 2 cases": ["fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4"],
-        "Beyond the OA manifold": ["fig_stability"],
+        "Beyond the OA manifold": ["fig_offmanifold", "fig_stability"],
         "High dimension": ["fig_highdim"],
     }
     problems = []
