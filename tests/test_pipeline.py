@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = "workflow/config/quick.yaml"
 TABLES = ["regimes.csv", "agreement.csv", "disagreements.csv", "claims.csv", "bifurcation_fit.csv", "stability.csv",
-          "highdim.csv"]
+          "highdim.csv", "offmanifold.csv"]
 MOVIES = ["cluster_converge", "cluster_rotate", "interior_converge", "oscillate"]
 SKIP = {"results", "paper_figures", "logs", ".snakemake", ".git", ".venv", ".hypothesis", ".pytest_cache"}
 
