@@ -5,11 +5,12 @@ import pandas as pd
 
 from lsadyn.paper.highdim import embed_scenario, run_highdim, step_size_check
 from lsadyn.paper.io import setup_log, write_csv, write_npz
-from lsadyn.paper.jobs import limit_threads
+from lsadyn.paper.jobs import blas_threads, limit_threads
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])
-log.info("BLAS threads: %d (rule threads: %d)", limit_threads(sm.threads), sm.threads)
+log.info("BLAS threads: %d from the job environment, %d in force (rule threads: %d)", blas_threads(),
+         limit_threads(sm.threads), sm.threads)
 sc, run = sm.params.scenario, sm.params.run
 A, V = embed_scenario(sc["A"], sc["V"], run["d"], sc["rest_A"], sc["rest_V"], sc["noise"], sm.params.seed)
 rows, arrays = [], {}
