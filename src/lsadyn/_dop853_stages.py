@@ -15,7 +15,7 @@ _E5 = _dop.E5.astype(float)
 FAST = {"reassoc", "contract"}
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_1(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[1, 0]
@@ -38,7 +38,7 @@ def _stage_1(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_2(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[2, 0]
@@ -64,7 +64,7 @@ def _stage_2(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_3(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[3, 0]
@@ -90,7 +90,7 @@ def _stage_3(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_4(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[4, 0]
@@ -119,7 +119,7 @@ def _stage_4(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_5(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[5, 0]
@@ -148,7 +148,7 @@ def _stage_5(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_6(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[6, 0]
@@ -180,7 +180,7 @@ def _stage_6(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_7(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[7, 0]
@@ -215,7 +215,7 @@ def _stage_7(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_8(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[8, 0]
@@ -253,7 +253,7 @@ def _stage_8(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_9(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[9, 0]
@@ -294,7 +294,7 @@ def _stage_9(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_10(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[10, 0]
@@ -338,7 +338,7 @@ def _stage_10(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_11(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[11, 0]
@@ -385,7 +385,7 @@ def _stage_11(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_12(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[12, 0]
@@ -429,7 +429,7 @@ def _stage_12(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_13(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[13, 0]
@@ -473,7 +473,7 @@ def _stage_13(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_14(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[14, 0]
@@ -517,7 +517,7 @@ def _stage_14(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_15(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[15, 0]
@@ -561,7 +561,7 @@ def _stage_15(x, v, Kx, Kv, h, om, hr, hi):
         sv += fv
     return sx / n, sv / n
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_pass(s, x, v, Kx, Kv, h, om, hr, hi):
     """K_s = f(y + h Σ_j a_sj K_j) for stage s (1..15); returns the token means of K_s."""
     if s == 1:
@@ -596,7 +596,7 @@ def _stage_pass(s, x, v, Kx, Kv, h, om, hr, hi):
         return _stage_15(x, v, Kx, Kv, h, om, hr, hi)
     return 0.0, 0.0
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _new_state_and_error(x, v, Kx, Kv, h, xn, vn, rtol, atol):
     """y_new = y + h Σ b_j K_j and scipy's DOP853 error sums Σ (err5/scale)², Σ (err3/scale)² in one pass
         (E5, E3 vanish on K_12: the error needs no evaluation at y_new)."""
@@ -649,13 +649,17 @@ def _new_state_and_error(x, v, Kx, Kv, h, xn, vn, rtol, atol):
         xn[k] = x1
         e5x = p0 * kx0[k] + p5 * kx5[k] + p6 * kx6[k] + p7 * kx7[k] + p8 * kx8[k] + p9 * kx9[k] + p10 * kx10[k] + p11 * kx11[k]
         e3x = q0 * kx0[k] + q5 * kx5[k] + q6 * kx6[k] + q7 * kx7[k] + q8 * kx8[k] + q9 * kx9[k] + q10 * kx10[k] + q11 * kx11[k]
-        ix = 1.0 / (atol + max(abs(x0), abs(x1)) * rtol)
+        mx0 = abs(x0)
+        mx1 = abs(x1)
+        sx = atol + (mx0 if mx0 > mx1 else mx1) * rtol
         v0 = v[k]
         v1 = v0 + b0 * kv0[k] + b5 * kv5[k] + b6 * kv6[k] + b7 * kv7[k] + b8 * kv8[k] + b9 * kv9[k] + b10 * kv10[k] + b11 * kv11[k]
         vn[k] = v1
         e5v = p0 * kv0[k] + p5 * kv5[k] + p6 * kv6[k] + p7 * kv7[k] + p8 * kv8[k] + p9 * kv9[k] + p10 * kv10[k] + p11 * kv11[k]
         e3v = q0 * kv0[k] + q5 * kv5[k] + q6 * kv6[k] + q7 * kv7[k] + q8 * kv8[k] + q9 * kv9[k] + q10 * kv10[k] + q11 * kv11[k]
-        iv = 1.0 / (atol + max(abs(v0), abs(v1)) * rtol)
-        s5 += (e5x * ix) ** 2 + (e5v * iv) ** 2
-        s3 += (e3x * ix) ** 2 + (e3v * iv) ** 2
+        mv0 = abs(v0)
+        mv1 = abs(v1)
+        sv = atol + (mv0 if mv0 > mv1 else mv1) * rtol
+        s5 += (e5x * e5x) / (sx * sx) + (e5v * e5v) / (sv * sv)
+        s3 += (e3x * e3x) / (sx * sx) + (e3v * e3v) / (sv * sv)
     return s5, s3

@@ -41,14 +41,15 @@ SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 ERROR_EXPONENT = -1.0 / 8.0
 
 #: LLVM flags: reassociation lets the token sums (R₂ means, error norms) vectorise; no finite-math
-#: assumptions (the NaN/inf checks must stay).
+#: assumptions (the NaN/inf checks must stay). Kernels use error_model="numpy" (no ZeroDivisionError
+#: branch per division, which blocks vectorisation; a zero scale gives inf, caught as NOT_FINITE).
 FAST = {"reassoc", "contract"}
 
 #: status codes of :func:`advance_phase_points`
 OK, STEP_TOO_SMALL, NOT_FINITE = 0, 1, 2
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _omega_h(rr, ri, tr, cre, cim, beta):
     """ω and H/2 (real, imaginary) of one point at R₂ = rr + i ri."""
     trb = tr[0] + tr[1] * rr + tr[2] * ri
@@ -69,7 +70,7 @@ _B_NZ = np.nonzero(_B)[0].astype(np.int64)
 _E_NZ = np.nonzero((_E5 != 0) | (_E3 != 0))[0].astype(np.int64)
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _field_row(xs, vs, kx, kv, om, hr, hi):
     """kx, kv = iω z + H/2 − (H̄/2) z² at z = xs + i vs; returns the token means."""
     n = xs.size
@@ -89,7 +90,7 @@ def _field_row(xs, vs, kx, kv, om, hr, hi):
     return sx / n, sv / n
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage(x, v, Kx, Kv, s, h, mx, mv, mkx, mkv, tr, cre, cim, beta, xs, vs):
     """K_s = f(y + h Σ_{j<s} a_sj K_j); R₂ of the stage input from the means. Sets mkx[s], mkv[s]."""
     rr = mx
@@ -102,7 +103,7 @@ def _stage(x, v, Kx, Kv, s, h, mx, mv, mkx, mkv, tr, cre, cim, beta, xs, vs):
     mkx[s], mkv[s] = _stage_pass(s, x, v, Kx, Kv, h, om, hr, hi)
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _rms(ax, av, sx, sv):
     n = ax.size
     acc = 0.0
@@ -111,7 +112,7 @@ def _rms(ax, av, sx, sv):
     return np.sqrt(acc / (2 * n))
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _initial_step(x, v, Kx, Kv, mx, mv, mkx, mkv, t_bound, rtol, atol, tr, cre, cim, beta, xs, vs):
     """scipy's ``select_initial_step`` (order 7); needs K_0 = f(y), uses row 13 as scratch."""
     n = x.size
@@ -140,7 +141,7 @@ def _initial_step(x, v, Kx, Kv, mx, mv, mkx, mkv, t_bound, rtol, atol, tr, cre, 
     return min(100 * h0, h1, t_bound)
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _dense_means(x, v, Kx, Kv, h, mx, mv, mxn, mvn, mkx, mkv, tr, cre, cim, beta, F, xs, vs):
     """Three extra stages (13..15) from y_old = (x, v), then the 7 interpolant rows F (7, 2) on the means."""
     for s in range(13, 16):
@@ -163,7 +164,7 @@ def _dense_means(x, v, Kx, Kv, h, mx, mv, mxn, mvn, mkx, mkv, tr, cre, cim, beta
         F[3 + r, 1] = h * av
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _dense_eval(F, mx, mv, xfrac):
     yr = 0.0
     yi = 0.0
@@ -180,7 +181,7 @@ def _dense_eval(F, mx, mv, xfrac):
     return mx + yr, mv + yi
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs, active, rtol, atol, nfev,
                          nsteps, status):
     """Advance the points ``active`` from their times ``t[p]`` to ``t_end`` (DOP853, see module doc).
@@ -302,7 +303,7 @@ def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs,
         h_next[p] = h_abs
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def field_floor(X, Y, tr, cre, cim, beta, OX, OY):
     """The fused field alone on the same arrays (one evaluation per point and token): the floor that
     :func:`advance_phase_points` is measured against (benchmarks/bench_core.py)."""
@@ -352,7 +353,7 @@ def stage_source() -> str:
     for s in range(1,16):
         nz=[int(j) for j in np.nonzero(A[s,:s])[0]]
         L=[]
-        L.append("@njit(cache=True, fastmath=FAST)")
+        L.append('@njit(cache=True, fastmath=FAST, error_model="numpy")')
         L.append(f"def _stage_{s}(x, v, Kx, Kv, h, om, hr, hi):")
         L.append("    n = x.size")
         for j in nz:
@@ -377,7 +378,7 @@ def stage_source() -> str:
         L.append("    return sx / n, sv / n")
         out.append("\n".join(L)+"\n\n")
     # dispatcher
-    L=["@njit(cache=True, fastmath=FAST)","def _stage_pass(s, x, v, Kx, Kv, h, om, hr, hi):",'    """K_s = f(y + h Σ_j a_sj K_j) for stage s (1..15); returns the token means of K_s."""']
+    L=['@njit(cache=True, fastmath=FAST, error_model="numpy")',"def _stage_pass(s, x, v, Kx, Kv, h, om, hr, hi):",'    """K_s = f(y + h Σ_j a_sj K_j) for stage s (1..15); returns the token means of K_s."""']
     for s in range(1,16):
         kw = "if" if s==1 else "elif"
         L.append(f"    {kw} s == {s}:")
@@ -387,7 +388,7 @@ def stage_source() -> str:
     nzB=[int(j) for j in np.nonzero(c.B)[0]]
     nzE=[int(j) for j in np.nonzero((c.E5!=0)|(c.E3!=0))[0]]
     assert nzB==nzE
-    L=["@njit(cache=True, fastmath=FAST)","def _new_state_and_error(x, v, Kx, Kv, h, xn, vn, rtol, atol):",
+    L=['@njit(cache=True, fastmath=FAST, error_model="numpy")',"def _new_state_and_error(x, v, Kx, Kv, h, xn, vn, rtol, atol):",
     '''    """y_new = y + h Σ b_j K_j and scipy's DOP853 error sums Σ (err5/scale)², Σ (err3/scale)² in one pass
         (E5, E3 vanish on K_12: the error needs no evaluation at y_new)."""''',
     "    n = x.size"]
@@ -406,9 +407,11 @@ def stage_source() -> str:
         L.append(f"        {yn}[k] = {comp}1")
         L.append(f"        e5{comp} = " + " + ".join(f"p{j} * {kk}{j}[k]" for j in nzB))
         L.append(f"        e3{comp} = " + " + ".join(f"q{j} * {kk}{j}[k]" for j in nzB))
-        L.append(f"        i{comp} = 1.0 / (atol + max(abs({comp}0), abs({comp}1)) * rtol)")
-    L.append("        s5 += (e5x * ix) ** 2 + (e5v * iv) ** 2")
-    L.append("        s3 += (e3x * ix) ** 2 + (e3v * iv) ** 2")
+        L.append(f"        m{comp}0 = abs({comp}0)")
+        L.append(f"        m{comp}1 = abs({comp}1)")
+        L.append(f"        s{comp} = atol + (m{comp}0 if m{comp}0 > m{comp}1 else m{comp}1) * rtol")
+    L.append("        s5 += (e5x * e5x) / (sx * sx) + (e5v * e5v) / (sv * sv)")
+    L.append("        s3 += (e3x * e3x) / (sx * sx) + (e3v * e3v) / (sv * sv)")
     L.append("    return s5, s3")
     out.append("\n".join(L)+"\n")
     return "".join(out)
@@ -421,7 +424,7 @@ def stage_source() -> str:
 OA_KIND, WS_KIND = 0, 1
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _riccati(a, b, om, hr, hi):
     """iω z + H/2 − (H̄/2) z² for z = a + ib and H/2 = hr + i hi."""
     zr = a * a - b * b
@@ -429,7 +432,7 @@ def _riccati(a, b, om, hr, hi):
     return -om * b + hr - (hr * zr + hi * zi), om * a + hi - (hr * zi - hi * zr)
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _ws_r2(y0, y1, y2, w_re, w_im):
     """R₂ = (1/n) Σ_k (α + u_k)/(1 + ᾱ u_k), u_k = e^{iη} w_k (exact sum)."""
     ce = np.cos(y2)
@@ -451,7 +454,7 @@ def _ws_r2(y0, y1, y2, w_re, w_im):
     return sr / n, si / n
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _small_field(kind, y, out, cf, w_re, w_im):
     if kind == OA_KIND:
         rr = y[0]
@@ -464,7 +467,7 @@ def _small_field(kind, y, out, cf, w_re, w_im):
         out[2] = om - 2.0 * (hr * y[1] - hi * y[0])
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _small_observe(kind, y, w_re, w_im):
     if kind == OA_KIND:
         return complex(y[0], y[1])
@@ -472,7 +475,7 @@ def _small_observe(kind, y, w_re, w_im):
     return complex(rr, ri)
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _small_rms(a, scale):
     acc = 0.0
     for i in range(a.size):
@@ -480,7 +483,7 @@ def _small_rms(a, scale):
     return np.sqrt(acc / a.size)
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def advance_small(kind, Y, t, h_next, cf, w_re, w_im, t_end, obs_t, obs, active, rtol, atol, nfev, nsteps, status):
     """Like :func:`advance_phase_points` for small systems, one per row of ``Y`` (P, dim): ``kind`` OA_KIND
     (dim 2, y = [Re R₂, Im R₂]) or WS_KIND (dim 3, y = [Re α, Im α, η] with constants w = w_re + i w_im).
