@@ -47,12 +47,14 @@ ax = fig.add_subplot(gs[0, :])
 regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=10)
 lim = np.abs(sim[["x", "y"]].to_numpy()).max()
 s = np.linspace(-lim, lim, 3)
-ax.plot(s, s, color="0.3", lw=0.8, ls="--", label="claim as worded: $v_{11} = v_{12}$")
-ax.plot(s, -s, color="0.3", lw=0.8, ls=":", label="derived: $|v_{11}| = |v_{12}|$")
+ax.plot(s, s, color="0.75", lw=3.0, zorder=0, solid_capstyle="butt",
+        label="derived boundary $|v_{11}| = |v_{12}|$ (both diagonals)")
+ax.plot(s, -s, color="0.75", lw=3.0, zorder=0, solid_capstyle="butt")
+ax.plot(s, s, color="0.2", lw=0.8, ls="--", label="claim as worded: $v_{11} = v_{12}$")
 ax.set_xlabel("$v_{11}$")
 ax.set_ylabel("$v_{12}$")
 legend_above(ax)
-panel_letter(ax, "a", x=-0.08)
+panel_letter(ax, "a", x=-0.12)
 fig.suptitle("C4 ($A = I$, $V = [[v_{11}, v_{12}], [-v_{12}, -v_{11}]]$): closed orbits iff $|v_{11}| < |v_{12}|$;\n"
              "OA regimes on the grid", fontsize=7)
 circle = np.exp(1j * np.linspace(0, 2 * np.pi, 200))
@@ -68,9 +70,9 @@ for j, (R, title, key) in enumerate([(orb["R2"], f"$v_{{11}}={v11:g}, v_{{12}}={
     a.set_xlabel(r"$\mathrm{Re}\,R_2$")
     a.set_ylabel(r"$\mathrm{Im}\,R_2$")
     if key == "oscillate":
-        title += f"\nclosed; max $|\\Delta\\mathcal{{H}}/\\mathcal{{H}}|$ = {orb['H_rel_drift'].max():.1e}"
+        title += f"\nclosed orbits\nmax $|\\Delta\\mathcal{{H}}/\\mathcal{{H}}|$ = {orb['H_rel_drift'].max():.1e}"
     else:
-        title += "\nconvergence to clusters"
+        title += "\nconvergence to clusters\n"
     a.set_title(title, fontsize=6)
     panel_letter(a, "bc"[j], x=-0.3)
 regimes = list(traj["regime"])
