@@ -26,8 +26,6 @@ from lsadyn.paper import config as pconfig
 from lsadyn.paper.io import ResultFileError, load_arrays, load_table, write_csv, write_npz
 
 pytestmark = pytest.mark.faults
-#: API-side checks (seed, dt, budget, progress in lsadyn.api) land after engine's api.py rewrite.
-pending_api = pytest.mark.usefixtures()  # engine has added the API-side checks
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = str(ROOT / "src")
@@ -368,6 +366,11 @@ def test_progress_logs_fraction_and_elapsed_and_is_silent_by_default(caplog):
     assert lines[-1].startswith("sim: 100% done")
     assert budget.Progress(mode="auto").mode == "silent"  # tests: no terminal, no job log
     seen = []
+    second = budget.stage(seen.append, 1, 2)
+    second(0.5)
+    second(1.0)
+    assert seen == [0.75, 1.0] and budget.stage(None, 0, 3) is None
+    seen = []
     obs = budget.observed_with_progress(lambda x: x, seen.append, 4)
     assert [obs(i) for i in range(4)] == [0, 1, 2, 3] and seen == [0.25, 0.5, 0.75, 1.0]
 
@@ -617,7 +620,6 @@ def test_overflowing_scale_is_an_error_not_a_rate():
 
 
 # Why, bullet 4: "the API's seed=-1 error does not name the parameter"; "dt=-1 is accepted under DOP853"
-@pending_api
 @pytest.mark.parametrize("kw,name", [({"seed": -1}, "seed"), ({"dt": -1.0}, "dt"), ({"dt": 0.0}, "dt"),
                                      ({"n": 1}, "n"), ({"horizon": -1}, "horizon"), ({"model": "gpt"}, "model")])
 def test_api_errors_name_the_argument(kw, name):
@@ -628,7 +630,6 @@ def test_api_errors_name_the_argument(kw, name):
         simulate_regime(np.eye(2), np.eye(2), **args)
 
 
-@pending_api
 def test_api_checks_the_budget_before_integrating():
     # Why, bullet 2: "simulate_regime(A, V, n=1000, model='usa') with the README's A, V: 497 s", no warning;
     # "d = 1000, n = 5000, USA: > 300 s at 2.9 GB"
@@ -645,7 +646,6 @@ def test_api_checks_the_budget_before_integrating():
     assert time.monotonic() - t0 < 10  # refused up front, nothing integrated
 
 
-@pending_api
 def test_api_progress_callback_reaches_one():
     from lsadyn.api import simulate_regime
 
@@ -654,7 +654,6 @@ def test_api_progress_callback_reaches_one():
     assert seen and seen[-1] == pytest.approx(1.0) and all(0 <= f <= 1 for f in seen)
 
 
-@pending_api
 def test_ws_and_particles_batches_name_seed():
     from lsadyn.api import ws_regime
 

@@ -18,7 +18,8 @@ the CLI. Its model (measured on a 2-core x86 machine, one BLAS thread; good to a
 Documented limits (override per call, or for a whole session by environment variable):
 
 * memory: ``max_bytes`` (default: half of the machine's physical memory; ``LSADYN_MAX_BYTES``);
-* time: ``max_seconds`` (default :data:`MAX_SECONDS` = 1 hour; ``LSADYN_MAX_SECONDS``);
+* time: ``max_seconds`` (default :data:`MAX_SECONDS` = 1 hour; ``LSADYN_MAX_SECONDS``; pipeline jobs
+  run without a time limit: their sizes are the config's, their runtime is the rule's ``runtime``);
   ``math.inf`` disables a limit.
 
 Runs estimated above :data:`WARN_SECONDS` emit a :class:`LongRunWarning` (and, in the CLI, a note).
@@ -104,7 +105,7 @@ def default_max_bytes() -> float:
 def default_max_seconds() -> float:
     """``LSADYN_MAX_SECONDS`` if set, else :data:`MAX_SECONDS`."""
     env = os.environ.get("LSADYN_MAX_SECONDS")
-    return float(env) if env else MAX_SECONDS
+    return float(env) if env else MAX_SECONDS  # pipeline jobs set inf (lsadyn.paper.io.setup_log)
 
 
 def _eval_seconds(model: str, n: float, d: float) -> float:
@@ -161,13 +162,13 @@ def check_budget(n, d, model, horizon, n_samples, *, max_bytes=None, max_seconds
         raise ValueError(
             f"{names['n']}: the run needs {_fmt_bytes(b.bytes)} of memory ({what}), over the limit of "
             f"{_fmt_bytes(max_bytes)}; reduce {names['n']} (or d), or raise the limit with "
-            f"{names['max_bytes']}")
+            f"{names['max_bytes']} (or LSADYN_MAX_BYTES)")
     if b.seconds > max_seconds:
         or_n = "" if model == "oa" else f" (or {names['n']})"
         raise ValueError(
             f"{names['horizon']}: the run would take {_fmt_seconds(b.seconds)} ({what}), over the limit of "
             f"{_fmt_seconds(max_seconds)}; reduce {names['horizon']}{or_n}, or raise the limit with "
-            f"{names['max_seconds']}")
+            f"{names['max_seconds']} (or LSADYN_MAX_SECONDS)")
     if b.seconds > WARN_SECONDS:
         warnings.warn(f"long run: estimated {b.describe()} ({what})", LongRunWarning, stacklevel=2)
     return b
@@ -242,7 +243,7 @@ class Progress:
         """``<desc>: 40% done, 12.3 s elapsed, ~18 s left``."""
         elapsed = (time.monotonic() if now is None else now) - self.start
         text = f"{self.desc}: {100 * self.fraction:.0f}% done, {elapsed:.1f} s elapsed"
-        if 0 < self.fraction < 1:
+        if 0.05 <= self.fraction < 1:  # an estimate from the first few percent is noise
             text += f", ~{_fmt_seconds(elapsed * (1 - self.fraction) / self.fraction)} left"
         return text
 
@@ -257,6 +258,14 @@ class Progress:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def stage(progress, k: int, of: int):
+    """The progress callback of stage ``k`` (0-based) of ``of`` equal stages of one job: maps the
+    stage's own fraction f to ``(k + f) / of``. ``None`` stays ``None``."""
+    if progress is None:
+        return None
+    return lambda f: progress((k + min(max(float(f), 0.0), 1.0)) / of)
 
 
 def report_progress(progress, fraction: float) -> None:

@@ -142,6 +142,9 @@ def _install_job_handlers(log: logging.Logger) -> None:
     if _JOB["ready"]:
         return
     _JOB["ready"] = True
+    # the config sets the sizes and the rule its runtime: no estimated-time limit inside a job
+    # (the memory limit of lsadyn.budget still applies)
+    os.environ.setdefault("LSADYN_MAX_SECONDS", "inf")
     start = time.monotonic()
     log.info("started (pid %d)", os.getpid())
 
