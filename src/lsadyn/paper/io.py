@@ -149,6 +149,8 @@ def _install_job_handlers(log: logging.Logger) -> None:
     log.info("started (pid %d)", os.getpid())
 
     def on_signal(signum, frame):
+        for sig in (signal.SIGTERM, signal.SIGINT):  # a second signal must not interrupt the clean-up
+            signal.signal(sig, signal.SIG_IGN)
         raise JobInterrupted(signal.Signals(signum).name)
 
     for sig in (signal.SIGTERM, signal.SIGINT):
