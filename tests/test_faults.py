@@ -746,8 +746,20 @@ def _start(tiny, sleep):
         time.sleep(0.2)
     kids = _children(p.pid)
     assert len(kids) == 2, "jobs did not start"
-    time.sleep(2.0)  # the job scripts are past setup_log
+    _wait_started(tiny)
     return p, kids
+
+
+def _wait_started(tiny, jobs=2):
+    """Wait until ``jobs`` job scripts are past setup_log (their signal handlers are installed: a
+    signal during Python's own start-up, before any job code runs, is out of the workflow's reach)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        logs = [f.read_text() for f in (tiny / "logs").glob("*.log")] if (tiny / "logs").is_dir() else []
+        if sum("started" in text for text in logs) >= jobs:
+            return
+        time.sleep(0.2)
+    raise AssertionError("job scripts did not start")
 
 
 # Why, bullet 5: "SIGTERM prints 'Will exit after finishing currently running jobs' 16 times and ends
@@ -772,7 +784,7 @@ def test_sigint_to_the_group_stops_jobs_exit_130(tiny):
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(_children(p.pid)) < 2:
         time.sleep(0.2)
-    time.sleep(2.0)
+    _wait_started(tiny)
     t0 = time.monotonic()
     os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C on a terminal does
     out, _ = p.communicate(timeout=60)

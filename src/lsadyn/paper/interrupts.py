@@ -23,7 +23,9 @@ The Snakefile's ``onstart:`` calls :func:`install` (after the scheduler installe
 * rerunning the same command resumes: finished outputs are kept, interrupted jobs' outputs are
   removed by Snakemake and rebuilt.
 
-Job processes (scripts and notebooks) stop with their parent: :func:`lsadyn.paper.io.setup_log`
+A job that receives the signal before its own code runs (Python start-up, Snakemake's script
+preamble: its first second or so) still prints Python's KeyboardInterrupt traceback: that is out of
+the workflow's reach. Job processes (scripts and notebooks) stop with their parent: :func:`lsadyn.paper.io.setup_log`
 sets ``PR_SET_PDEATHSIG`` so that even after a SIGKILL of the main process no job lives on.
 """
 
