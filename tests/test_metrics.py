@@ -80,3 +80,9 @@ def test_conformal_barycentre_zeroes_the_mean():
     z /= np.abs(z)
     a = conformal_barycentre(z)
     assert abs(np.mean((z - a) / (1 - np.conj(a) * z))) < 1e-9
+
+
+def test_observers_are_public():
+    import lsadyn
+
+    assert lsadyn.cluster_shape is cluster_shape and lsadyn.oa_manifold_distance is oa_manifold_distance

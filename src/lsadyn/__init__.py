@@ -16,7 +16,7 @@ _EXPORTS = {
     "integrate": ["integrate_flat", "integrate_observed", "integrate_sphere", "tokens_from_angles", "uniform_angles",
                   "uniform_sphere"],
     "kuramoto": ["angle_field", "case4_hamiltonian", "kuramoto_coefficients", "oa_field"],
-    "metrics": ["order_parameter_r", "order_parameter_r2"],
+    "metrics": ["cluster_shape", "oa_manifold_distance", "order_parameter_r", "order_parameter_r2"],
     "regimes": ["LABELS", "RegimeResult", "RegimeTolerances", "classify_r2_trajectory"],
     "watanabe_strogatz": ["ws_field", "ws_from_angles", "ws_order_parameter", "ws_to_angles"],
     "bl": ["bl_distance", "bl_distance_to_uniform"],
