@@ -597,7 +597,7 @@ def _stage_pass(s, x, v, Kx, Kv, h, om, hr, hi):
     return 0.0, 0.0
 
 @njit(cache=True, fastmath=FAST, error_model="numpy")
-def _new_state_and_error(x, v, Kx, Kv, h, xn, vn, rtol, atol):
+def _new_state_and_error(x, v, Kx, Kv, h, xn, vn, rtol, atol, om, hr, hi):
     """y_new = y + h Σ b_j K_j and scipy's DOP853 error sums Σ (err5/scale)², Σ (err3/scale)² in one pass
         (E5, E3 vanish on K_12: the error needs no evaluation at y_new)."""
     n = x.size
@@ -641,8 +641,12 @@ def _new_state_and_error(x, v, Kx, Kv, h, xn, vn, rtol, atol):
     q11 = _E3[11]
     kx11 = Kx[11]
     kv11 = Kv[11]
+    ox = Kx[12]
+    ov = Kv[12]
     s5 = 0.0
     s3 = 0.0
+    sfx = 0.0
+    sfv = 0.0
     for k in range(n):
         x0 = x[k]
         x1 = x0 + b0 * kx0[k] + b5 * kx5[k] + b6 * kx6[k] + b7 * kx7[k] + b8 * kx8[k] + b9 * kx9[k] + b10 * kx10[k] + b11 * kx11[k]
@@ -662,4 +666,12 @@ def _new_state_and_error(x, v, Kx, Kv, h, xn, vn, rtol, atol):
         sv = atol + (mv0 if mv0 > mv1 else mv1) * rtol
         s5 += (e5x * e5x) / (sx * sx) + (e5v * e5v) / (sv * sv)
         s3 += (e3x * e3x) / (sx * sx) + (e3v * e3v) / (sv * sv)
-    return s5, s3
+        zr = x1 * x1 - v1 * v1
+        zi = 2.0 * x1 * v1
+        fx = -om * v1 + hr - (hr * zr + hi * zi)
+        fv = om * x1 + hi - (hr * zi - hi * zr)
+        ox[k] = fx
+        ov[k] = fv
+        sfx += fx
+        sfv += fv
+    return s5, s3, sfx / n, sfv / n
