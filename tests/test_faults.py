@@ -275,6 +275,7 @@ def test_truncated_intermediate_stops_the_table_job_with_one_line(tmp_path):
     assert "KeyError" not in r.stderr and "Traceback" not in r.stderr and "ParserError" not in r.stderr
     log = (repo / "logs/regimes_table.log").read_text()
     assert "results/sim/case2.csv: truncated" in log and "Traceback" not in log
+    assert " INFO started (pid " in log.splitlines()[0]  # job logs are written as the job runs
     assert not (repo / "results/tables/regimes.csv").exists()
     # the same file, cut at a line boundary: the row count against results/params/case2.csv catches it
     sim2.unlink()
