@@ -2,14 +2,15 @@
 warn about long runs, and report progress while they go.
 
 :func:`check_budget` is called at the start of the public entry points (:mod:`lsadyn.api`) and by
-the CLI. Its model (measured on a 2-core x86 machine, one BLAS thread; good to a factor of ~3):
+the CLI. Its model (fitted to whole API runs on a 2-core x86 machine, one BLAS thread; an upper
+estimate, good to a factor of ~3 — runs that the decision procedure settles early take less):
 
 * integration steps: ``STEPS_PER_TAU`` adaptive steps per unit of τ = 1/(β‖A‖₂‖V‖₂) of
   ``horizon`` (``horizon`` is in units of τ everywhere in the API), ``EVALS_PER_STEP`` field
   evaluations per step (DOP853);
-* one field evaluation, n tokens in d dimensions:
-  LSA ``n·d·(a + b·d)`` (through M = XᵀX/n), USA/SA ``n²·(c + e·d)`` (the n×n kernel),
-  OA (8 complex ODEs) and WS (3 variables, n constants) a few tens of microseconds;
+* one field evaluation, n tokens in d dimensions (:func:`_eval_seconds`): LSA ``n·d·(a + b·d)``
+  (through M = XᵀX/n; compiled in d = 2), USA/SA ``n²·(c + e·d)`` (the n×n kernel), OA (8 complex
+  ODEs) about a microsecond, WS (3 variables, n constants) ``1 µs + n·0.7 ns``;
 * observing: one symmetric eigendecomposition of the d×d second moment per stored sample (d > 2,
   ~``4e-10·d³`` s);
 * memory: the solver keeps ~``STATE_COPIES`` copies of the n×d state, USA/SA ~``KERNEL_COPIES``
@@ -41,6 +42,8 @@ STEPS_PER_TAU = 8.0
 EVALS_PER_STEP = 12
 #: Fixed cost of one field evaluation in Python/numpy (seconds).
 EVAL_OVERHEAD = 3e-5
+#: Fixed cost of one evaluation inside the compiled d = 2 kernels (OA, WS, d = 2 LSA tokens).
+COMPILED_OVERHEAD = 1e-6
 #: Copies of the n×d state held by the solver (stages, error estimate, observer temporaries).
 STATE_COPIES = 40
 #: n×n float arrays alive during a USA/SA evaluation (logits, kernel, temporaries).
@@ -109,13 +112,17 @@ def default_max_seconds() -> float:
 
 
 def _eval_seconds(model: str, n: float, d: float) -> float:
+    """Seconds per field evaluation, fitted to whole runs of the API (compiled d = 2 kernels for
+    OA, WS and d = 2 LSA tokens; two GEMMs for LSA in d > 2; compiled exp for USA/SA)."""
     if model == "lsa":
-        return EVAL_OVERHEAD + n * d * (1.5e-8 + 2e-9 * d)
+        if d == 2:
+            return COMPILED_OVERHEAD + n * 1e-9
+        return EVAL_OVERHEAD + n * d * (5e-10 + 2e-11 * d)
     if model in ("usa", "sa"):
-        return EVAL_OVERHEAD + n * n * (2.2e-8 + 1e-9 * d) + n * d * d * 2e-9
+        return EVAL_OVERHEAD + n * n * (6e-9 + 5e-10 * d) + n * d * d * 2e-11
     if model == "ws":
-        return EVAL_OVERHEAD + n * 2e-8
-    return EVAL_OVERHEAD  # oa: 8 complex ODEs
+        return COMPILED_OVERHEAD + n * 7e-10
+    return COMPILED_OVERHEAD  # oa: 8 complex ODEs
 
 
 def estimate(n, d, model, horizon, n_samples, *, dt=None, runs=1) -> Budget:
