@@ -113,6 +113,21 @@ def _rms(ax, av, sx, sv):
 
 
 @njit(cache=True, fastmath=FAST, error_model="numpy")
+def _dop853_error(h, e5, e3, size):
+    """scipy's DOP853 error norm from the squared 5th- and 3rd-order estimates (sums over ``size`` components)."""
+    if e5 == 0.0 and e3 == 0.0:
+        return 0.0
+    return h * e5 / np.sqrt((e5 + 0.01 * e3) * size)
+
+
+@njit(cache=True, fastmath=FAST, error_model="numpy")
+def _accept_factor(err, rejected):
+    """Step-size factor after an accepted step (scipy's controller; no growth right after a rejection)."""
+    factor = MAX_FACTOR if err == 0 else min(MAX_FACTOR, SAFETY * err ** ERROR_EXPONENT)
+    return min(1.0, factor) if rejected else factor
+
+
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _initial_step(x, v, Kx, Kv, mx, mv, mkx, mkv, t_bound, rtol, atol, tr, cre, cim, beta, xs, vs):
     """scipy's ``select_initial_step`` (order 7); needs K_0 = f(y), uses row 13 as scratch."""
     n = x.size
@@ -256,17 +271,9 @@ def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs,
                 if not (np.isfinite(e5) and np.isfinite(e3)):
                     status[p] = NOT_FINITE
                     break
-                if e5 == 0.0 and e3 == 0.0:
-                    err = 0.0
-                else:
-                    err = h * e5 / np.sqrt((e5 + 0.01 * e3) * 2 * n)
+                err = _dop853_error(h, e5, e3, 2 * n)
                 if err < 1:
-                    if err == 0:
-                        factor = MAX_FACTOR
-                    else:
-                        factor = min(MAX_FACTOR, SAFETY * err ** ERROR_EXPONENT)
-                    if rejected:
-                        factor = min(1.0, factor)
+                    factor = _accept_factor(err, rejected)
                     # observe the sample times in (tp, t_new]
                     have_dense = False
                     while j < m and obs_t[j] <= t_new:
@@ -585,17 +592,9 @@ def advance_small(kind, Y, t, h_next, cf, w_re, w_im, t_end, obs_t, obs, active,
                 if not (np.isfinite(s5) and np.isfinite(s3)):
                     status[p] = NOT_FINITE
                     break
-                if s5 == 0.0 and s3 == 0.0:
-                    err = 0.0
-                else:
-                    err = h * s5 / np.sqrt((s5 + 0.01 * s3) * dim)
+                err = _dop853_error(h, s5, s3, dim)
                 if err < 1:
-                    if err == 0:
-                        factor = MAX_FACTOR
-                    else:
-                        factor = min(MAX_FACTOR, SAFETY * err ** ERROR_EXPONENT)
-                    if rejected:
-                        factor = min(1.0, factor)
+                    factor = _accept_factor(err, rejected)
                     have_dense = False
                     while j < m and obs_t[j] <= t_new:
                         if obs_t[j] == t_new:
