@@ -115,5 +115,5 @@ def atlas_with_representatives(sim, traj, title):
     for i in range(k):
         axi = fig.add_subplot(gs[2, i])
         token_panel(axi, traj["t"][i], traj["theta"][i], traj["regime"][i])
-        panel_letter(axi, "cdefgh"[i], x=-0.25)
+        panel_letter(axi, "cdefgh"[i], x=0.0, y=1.3)  # above the short title: narrow panels side by side
     return fig, ax
