@@ -366,14 +366,6 @@ def test_progress_logs_fraction_and_elapsed_and_is_silent_by_default(caplog):
     assert lines[0].startswith("sim: 25% done,") and "s elapsed" in lines[0] and "left" in lines[0]
     assert lines[-1].startswith("sim: 100% done")
     assert budget.Progress(mode="auto").mode == "silent"  # tests: no terminal, no job log
-    seen = []
-    second = budget.stage(seen.append, 1, 2)
-    second(0.5)
-    second(1.0)
-    assert seen == [0.75, 1.0] and budget.stage(None, 0, 3) is None
-    seen = []
-    obs = budget.observed_with_progress(lambda x: x, seen.append, 4)
-    assert [obs(i) for i in range(4)] == [0, 1, 2, 3] and seen == [0.25, 0.5, 0.75, 1.0]
 
 
 def cli(*args, timeout=120, **kw):

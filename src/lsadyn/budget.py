@@ -265,34 +265,3 @@ class Progress:
     def __exit__(self, *exc):
         self.close()
         return False
-
-
-def stage(progress, k: int, of: int):
-    """The progress callback of stage ``k`` (0-based) of ``of`` equal stages of one job: maps the
-    stage's own fraction f to ``(k + f) / of``. ``None`` stays ``None``."""
-    if progress is None:
-        return None
-    return lambda f: progress((k + min(max(float(f), 0.0), 1.0)) / of)
-
-
-def report_progress(progress, fraction: float) -> None:
-    """Call ``progress(fraction)`` if a callback was given (``None``: do nothing)."""
-    if progress is not None:
-        progress(fraction)
-
-
-def observed_with_progress(observer, progress, n_samples: int, offset: float = 0.0, share: float = 1.0):
-    """Wrap an integrator ``observer`` (called once per stored sample) so that it also reports the
-    fraction of samples stored: ``offset + share · k / n_samples`` after the k-th sample. With
-    ``progress=None`` the observer is returned unchanged."""
-    if progress is None:
-        return observer
-    count = [0]
-
-    def wrapped(*args, **kwargs):
-        out = observer(*args, **kwargs)
-        count[0] += 1
-        progress(offset + share * min(count[0] / n_samples, 1.0))
-        return out
-
-    return wrapped
