@@ -30,6 +30,15 @@ def project_tangent_inplace(X: np.ndarray, Y: np.ndarray) -> None:
             Y[k, i] -= s * X[k, i]
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _row_norm_sq(X: np.ndarray, k: int) -> float:
+    r""":math:`\|X_k\|^2` of row k of X (n, d)."""
+    s = 0.0
+    for i in range(X.shape[1]):
+        s += X[k, i] * X[k, i]
+    return s
+
+
 @numba.njit(cache=True, nogil=True)
 def normalise_rows_inplace(X: np.ndarray) -> float:
     r"""In place, row by row: :math:`X_k \leftarrow X_k / \|X_k\|`; returns the largest
@@ -37,9 +46,7 @@ def normalise_rows_inplace(X: np.ndarray) -> float:
     n, d = X.shape
     drift = 0.0
     for k in range(n):
-        s = 0.0
-        for i in range(d):
-            s += X[k, i] * X[k, i]
+        s = _row_norm_sq(X, k)
         drift = max(drift, abs(s - 1.0))
         inv = 1.0 / np.sqrt(s)
         for i in range(d):
@@ -50,13 +57,9 @@ def normalise_rows_inplace(X: np.ndarray) -> float:
 @numba.njit(cache=True, nogil=True)
 def norm_drift(X: np.ndarray) -> float:
     r"""Largest :math:`|\,\|X_k\|^2 - 1|` over the rows of X (n, d)."""
-    n, d = X.shape
     drift = 0.0
-    for k in range(n):
-        s = 0.0
-        for i in range(d):
-            s += X[k, i] * X[k, i]
-        drift = max(drift, abs(s - 1.0))
+    for k in range(X.shape[0]):
+        drift = max(drift, abs(_row_norm_sq(X, k) - 1.0))
     return drift
 
 
