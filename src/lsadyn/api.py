@@ -146,6 +146,13 @@ def _coeff_rows(coeffs) -> np.ndarray:
         np.reshape(coeffs.beta, (P, 1))], axis=1), dtype=float)
 
 
+def _init_stepper_state(run, P, rtol, atol):
+    """Per-system state of the compiled steppers: time, next step, evaluation and step counts, status."""
+    run.t, run.h = np.zeros(P), np.zeros(P)
+    run.nfev, run.nsteps, run.status = (np.zeros(P, dtype=np.int64) for _ in range(3))
+    run.rtol, run.atol = float(rtol), float(atol)
+
+
 class _SmallRunCompiled:
     """OA (K starts per point) or WS systems stepped one by one by :func:`lsadyn.compiled2d.advance_small`."""
 
@@ -157,13 +164,7 @@ class _SmallRunCompiled:
         self.cf = _coeff_rows(coeffs)
         w = np.zeros(1, complex) if w is None else np.asarray(w, dtype=complex)
         self.w_re, self.w_im = _writable(w.real), _writable(w.imag)
-        P = self.Y.shape[0]
-        self.t = np.zeros(P)
-        self.h = np.zeros(P)
-        self.nfev = np.zeros(P, dtype=np.int64)
-        self.nsteps = np.zeros(P, dtype=np.int64)
-        self.status = np.zeros(P, dtype=np.int64)
-        self.rtol, self.atol = float(rtol), float(atol)
+        _init_stepper_state(self, self.Y.shape[0], rtol, atol)
 
     def advance(self, idx, times):
         from .compiled2d import OK, advance_small
@@ -225,12 +226,7 @@ class _PhasePointRun:
         self.cre = _writable(coeffs.c.real, dtype=float)
         self.cim = _writable(coeffs.c.imag, dtype=float)
         self.beta = _writable(coeffs.beta, dtype=float)
-        self.t = np.zeros(N)
-        self.h = np.zeros(N)
-        self.nfev = np.zeros(N, dtype=np.int64)
-        self.nsteps = np.zeros(N, dtype=np.int64)
-        self.status = np.zeros(N, dtype=np.int64)
-        self.rtol, self.atol = float(rtol), float(atol)
+        _init_stepper_state(self, N, rtol, atol)
 
     def advance(self, idx, times):
         from .compiled2d import OK, STEP_TOO_SMALL, advance_phase_points
