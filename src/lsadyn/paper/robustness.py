@@ -1,0 +1,551 @@
+r"""Robustness of the long-time regime to perturbed and quantised weights (issue 12, part 2; claim C8,
+beyond the paper).
+
+For each embedded scenario of config ``highdim.scenarios`` (:func:`lsadyn.paper.highdim.embed_scenario`,
+no noise) at each dimension d and for each model (LSA, USA), the regime of the unperturbed (A, V) is
+compared with the regime of
+
+* **perturbed weights** (:func:`perturb`): :math:`A' = A + \delta\,\|A\|_F\,G_A/\|G_A\|_F`,
+  :math:`V' = V + \delta\,\|V\|_F\,G_V/\|G_V\|_F`, G with i.i.d. N(0, 1) entries (a fresh pair per
+  seed), so :math:`\|A' - A\|_F = \delta\|A\|_F` exactly;
+* **b-bit quantised weights** (:func:`quantise`): the symmetric uniform (mid-tread) quantiser of a whole
+  matrix, step :math:`s = \max_{ij}|M_{ij}| / (2^{b-1} - 1)`, :math:`Q_b(M) = s\,\mathrm{sgn}(M)
+  \lfloor |M|/s + 1/2\rfloor` (round half away from zero): the :math:`2^b - 1` levels
+  :math:`\{-(2^{b-1}-1), \dots, 2^{b-1}-1\}\,s` include 0 and ±max|M|, so b ≥ 2; the error is
+  ≤ s/2 per entry and Q_b is idempotent. Matrices whose entries already lie on the grid (e.g. A = I) are
+  unchanged at every b.
+
+Every run of one (scenario, d, model) starts from the same n seeded uniform tokens (common random
+numbers), so a change of regime comes from the weights alone. Regimes come from the decision procedure
+(:mod:`lsadyn.decide`: undecided runs continue up to ``budget`` × the horizon; still undecided →
+``undetermined``, counted and shown). d = 2 LSA runs use the compiled doubled-phase points
+(:func:`lsadyn.api.particles_regime_batch`, exact); the others a batch of token systems integrated as one
+DOP853 system on the sphere (:class:`BatchSphereRun`, each system in its own rescaled time s = t/τ).
+
+**Prediction for clustered states** (derived here, tested in tests/test_robustness.py). With every token
+at ±x (two antipodal clusters of masses p, 1 − p), LSA gives
+:math:`\dot x = \beta\langle x, Ax\rangle P^\perp_x(Vx)` and USA
+:math:`\dot x = (p e^{\beta f} - (1-p) e^{-\beta f}) P^\perp_x(Vx)` with :math:`f = \langle x, Ax\rangle`:
+when sym(A) is positive definite (f > 0) the cluster axis follows the normalised linear flow of V (time
+changed), so the clusters **converge** to the eigenvector of V's rightmost eigenvalue when that
+eigenvalue is real and **rotate** (in the plane of the pair) when it is a complex pair
+(:func:`cluster_prediction`). In d = 2 the criterion reads: rotation iff the rotation margin
+:math:`m(V) = |\alpha| - \rho > 0`, :math:`\alpha = (v_{21} - v_{12})/2`,
+:math:`\rho = \|((v_{21} + v_{12})/2, (v_{22} - v_{11})/2)\|` (:func:`rotation_margin`; for the
+saddle-node family V = [[a + s, −μ], [μ, a − s]], m = |μ| − s). The gradient of m with respect to the
+entries of V has unit Frobenius norm, so a perturbation E of V changes m by at most ‖E‖_F to first
+order: a run with margin m₀ cannot flip below :math:`\delta_{min} = |m_0| / \|V\|_F`, and flips
+typically near :math:`\delta_{typ} = |m_0|\,d / \|V\|_F` (a random E puts a share ~1/d of its norm
+along the gradient, which lives in the 2 × 2 block: :func:`flip_deltas`). V = I (m₀ = 0) sits on the
+boundary: in d = 2 a random perturbation rotates the clusters with probability 1 − 1/√2 at any δ (with
+a rate ∝ δ, possibly too slow to see within the budget). The hidden-Hamiltonian oscillation (a centre) is
+structurally unstable too: a generic perturbation turns it into a slow focus; there the table reports what
+the decision procedure saw, without a prediction.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from ..api import particles_regime_batch, time_scale
+from ..decide import decide, window_tolerances
+from ..dynamics import USA_MAX_LOGIT
+from ..integrate import uniform_sphere
+from ..regimes import RegimeTolerances, classify_r2_trajectory
+from ..sphere_integrate import dop853_sphere
+from .highdim import embed_scenario, r_noise_floor
+
+#: Kinds of run: the unperturbed weights, a random perturbation of size δ, a b-bit quantisation.
+KINDS = ("none", "perturb", "quantise")
+#: Labels of a clustered state (where :func:`cluster_prediction` applies).
+CLUSTER_LABELS = ("cluster_converge", "cluster_rotate")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Weight transformations
+
+
+def perturb(M, delta: float, rng: np.random.Generator) -> np.ndarray:
+    r""":math:`M + \delta\,\|M\|_F\,G/\|G\|_F`, G (same shape as M) with i.i.d. N(0, 1) entries drawn from
+    ``rng``; the perturbation has Frobenius norm exactly δ‖M‖_F (0 when M = 0). ``delta`` ≥ 0."""
+    M = np.asarray(M, dtype=float)
+    delta = float(delta)
+    if not (np.isfinite(delta) and delta >= 0):
+        raise ValueError(f"delta: must be a finite number >= 0, got {delta!r}")
+    G = rng.standard_normal(M.shape)
+    return M + (delta * np.linalg.norm(M) / np.linalg.norm(G)) * G
+
+
+def _check_bits(bits) -> int:
+    b = int(bits)
+    if b != bits or b < 2 or b > 52:
+        raise ValueError(f"bits: must be an integer in [2, 52], got {bits!r}")
+    return b
+
+
+def quantisation_step(M, bits: int) -> float:
+    r"""Step :math:`s = \max|M_{ij}| / (2^{b-1} - 1)` of the b-bit symmetric quantiser of M (0 if M = 0)."""
+    b = _check_bits(bits)
+    return float(np.max(np.abs(np.asarray(M, dtype=float)))) / (2 ** (b - 1) - 1)
+
+
+def quantise(M, bits: int) -> np.ndarray:
+    r"""b-bit symmetric uniform (mid-tread) quantisation of the whole matrix M:
+    :math:`s\,\mathrm{sgn}(M)\lfloor |M|/s + 1/2\rfloor`, s = :func:`quantisation_step` (see module doc).
+    Odd under M → −M; |error| ≤ s/2 per entry; idempotent (up to one rounding of s)."""
+    M = np.asarray(M, dtype=float)
+    if not np.all(np.isfinite(M)):
+        raise ValueError("M: contains NaN or inf")
+    s = quantisation_step(M, bits)
+    if s == 0:
+        return M.copy()
+    return s * np.sign(M) * np.floor(np.abs(M) / s + 0.5)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Predictions for clustered states
+
+
+def rotation_margin(V2) -> float:
+    r"""d = 2 rotation margin :math:`m = |\alpha| - \rho` of V (2 × 2), see the module doc: clusters rotate
+    iff m > 0 (V has complex eigenvalues: m has the sign of :math:`\alpha^2 - \rho^2 = -\mathrm{disc}`)."""
+    V2 = np.asarray(V2, dtype=float)
+    if V2.shape != (2, 2):
+        raise ValueError(f"V2: expected a 2x2 matrix, got shape {V2.shape}")
+    alpha = (V2[1, 0] - V2[0, 1]) / 2
+    rho = np.hypot((V2[1, 0] + V2[0, 1]) / 2, (V2[1, 1] - V2[0, 0]) / 2)
+    return float(abs(alpha) - rho)
+
+
+def cluster_prediction(A, V, tol: float = 1e-9) -> str:
+    r"""Regime of a clustered state by the eigenvalue criterion (module doc): ``"cluster_rotate"`` if the
+    rightmost eigenvalue(s) of V are a complex pair, ``"cluster_converge"`` if real; ``""`` (no prediction)
+    when sym(A) is not positive definite, or when a real and a complex eigenvalue tie for the largest real
+    part within ``tol``, or when the imaginary part is within ``tol`` of 0 (on the threshold)."""
+    A = np.asarray(A, dtype=float)
+    V = np.asarray(V, dtype=float)
+    if np.linalg.eigvalsh((A + A.T) / 2)[0] <= tol:
+        return ""
+    lam = np.linalg.eigvals(V)
+    top = lam.real.max()
+    lead = lam[lam.real >= top - tol]
+    complex_ = np.abs(lead.imag) > tol
+    if complex_.all():
+        return "cluster_rotate"
+    if not complex_.any():
+        if np.any(np.abs(lead.imag) > 0) or len(lead) == 0:
+            return ""
+        return "cluster_converge"
+    return ""
+
+
+def cluster_rate(V, beta: float, model: str) -> float:
+    r"""Lower estimate of the rotation rate of arg R₂ (rad per unit time) of clusters on the rightmost complex
+    pair a ± ib of V, for A = I: the cluster axis turns by π every π/b of its own time, so arg R₂ turns at
+    2βb (LSA); USA multiplies the speed by the cluster factor, at least sinh β (a balanced pair; e^β for one
+    cluster). 0 when the rightmost eigenvalue is real."""
+    lam = np.linalg.eigvals(np.asarray(V, dtype=float))
+    b = float(np.abs(lam[np.argmax(lam.real)].imag))
+    return 2 * beta * b * (np.sinh(beta) if model == "usa" else 1.0)
+
+
+def flip_deltas(margin: float, norm_V: float, d: int) -> tuple[float, float]:
+    r"""(δ_min, δ_typ) = (|m₀| / ‖V‖_F, |m₀| d / ‖V‖_F): below δ_min no perturbation of relative size δ can
+    move the rotation margin m₀ across 0 to first order; near δ_typ a random one typically does."""
+    if not norm_V > 0:
+        return np.nan, np.nan
+    return abs(margin) / norm_V, abs(margin) * d / norm_V
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Run plan and weights
+
+
+def run_plan(scenarios, models, grids) -> pd.DataFrame:
+    """One row per run. ``grids``: one dict per dimension, ``{d, n_tokens, deltas, n_seeds, bits}``. For
+    every (scenario, grid, model): one unperturbed run (kind ``none``), ``n_seeds`` perturbed runs per δ
+    (``perturb``), one run per b (``quantise``). Columns: run (0, 1, …), scenario, d, n_tokens, model, kind,
+    delta, perturb_seed (−1 if none), bits (0 if none); ordered by (scenario, d, model)."""
+    rows = []
+    for sc in scenarios:
+        for grid in grids:
+            d = int(grid["d"])
+            for model in models:
+                base = dict(scenario=sc, d=d, n_tokens=int(grid["n_tokens"]), model=model)
+                rows.append(dict(base, kind="none", delta=0.0, perturb_seed=-1, bits=0))
+                for delta in grid["deltas"]:
+                    for k in range(int(grid["n_seeds"])):
+                        rows.append(dict(base, kind="perturb", delta=float(delta), perturb_seed=k, bits=0))
+                for b in grid["bits"]:
+                    rows.append(dict(base, kind="quantise", delta=0.0, perturb_seed=-1, bits=_check_bits(b)))
+    plan = pd.DataFrame(rows, columns=["scenario", "d", "n_tokens", "model", "kind", "delta", "perturb_seed", "bits"])
+    plan.insert(0, "run", np.arange(len(plan)))
+    return plan
+
+
+def chunk_of(plan: pd.DataFrame, chunk: int, n_chunks: int) -> pd.DataFrame:
+    """Runs of chunk ``chunk`` (0-based) of ``n_chunks``: every ``n_chunks``-th run, so each chunk gets a
+    similar mix of dimensions, models and scenarios (similar cost)."""
+    if not 0 <= chunk < n_chunks:
+        raise ValueError(f"chunk: must be in [0, {n_chunks}), got {chunk}")
+    return plan[plan.run % n_chunks == chunk]
+
+
+def base_weights(scenario: dict, d: int):
+    """The unperturbed (A, V) of a scenario of config ``highdim.scenarios`` in d dimensions (no noise)."""
+    return embed_scenario(scenario["A"], scenario["V"], d, scenario["rest_A"], scenario["rest_V"], 0.0)
+
+
+def run_weights(row, scenario: dict, seed: int):
+    """(A, V) of one plan row. Perturbation seed: ``(seed, d, perturb_seed)`` — the same G for both models
+    and for every δ of one seed (so δ scales one direction); independent of the scenario."""
+    A, V = base_weights(scenario, int(row["d"]))
+    if row["kind"] == "perturb":
+        rng = np.random.default_rng([int(seed), int(row["d"]), int(row["perturb_seed"])])
+        A2 = perturb(A, row["delta"], rng)
+        V2 = perturb(V, row["delta"], rng)
+        return A2, V2
+    if row["kind"] == "quantise":
+        return quantise(A, row["bits"]), quantise(V, row["bits"])
+    if row["kind"] == "none":
+        return A, V
+    raise ValueError(f"kind: unknown run kind {row['kind']!r}; choose one of {KINDS}")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Batched token runs on the sphere
+
+
+def batch_field(X, A, V, tau, beta, model: str):
+    r"""Velocities of R token systems, X (R, n, d), A and V (R, d, d), tau and beta (R,), in the rescaled
+    time s = t/τ of each system: :math:`\tau\,P^\perp_{x_k}(\frac1n\sum_j h(\beta\langle x_k, A x_j\rangle)
+    V x_j)` with h(y) = y (LSA) or e^y (USA). Costs 2nd² + 2n²d per system (no d × d × d product)."""
+    R, n, d = X.shape
+    L = np.matmul(np.matmul(X, A), np.swapaxes(X, 1, 2))  # L[r, k, j] = <x_k, A x_j>
+    XV = np.matmul(X, np.swapaxes(V, 1, 2))  # row j: (V x_j)^T
+    if model == "lsa":
+        S = np.matmul(L, XV)
+        S *= (beta * tau / n)[:, None, None]
+    elif model == "usa":
+        L *= beta[:, None, None]
+        top = float(L.max())
+        if top > USA_MAX_LOGIT:
+            raise OverflowError(f"beta: USA logit beta*<x, A y> reaches {top:.4g} > {USA_MAX_LOGIT:g}")
+        np.exp(L, out=L)
+        S = np.matmul(L, XV)
+        S *= (tau / n)[:, None, None]
+    else:
+        raise ValueError(f"model: unknown model {model!r}; choose lsa or usa")
+    S -= np.einsum("rkd,rkd->rk", X, S)[..., None] * X
+    return S
+
+
+def _batch_observe(X):
+    """[r, leading axis] (R, d + 1) of R systems X (R, n, d), or R₂ (R,) complex when d = 2."""
+    R, n, d = X.shape
+    if d == 2:
+        return np.mean((X[..., 0] + 1j * X[..., 1]) ** 2, axis=-1)
+    lam, vec = np.linalg.eigh(np.matmul(np.swapaxes(X, 1, 2), X) / n)
+    v = vec[..., -1]
+    v = v * np.sign(v[np.arange(R), np.argmax(np.abs(v), axis=1)])[:, None]
+    return np.concatenate([((d * lam[:, -1] - 1.0) / (d - 1.0))[:, None], v], axis=1)
+
+
+class BatchSphereRun:
+    """R token systems (same n, d, model), integrated together as one DOP853 system on the sphere
+    (:func:`lsadyn.sphere_integrate.dop853_sphere`, shared step) in rescaled time s = t/τ_r; the object
+    :func:`lsadyn.decide.decide` drives (``advance(idx, times)`` continues the systems ``idx``)."""
+
+    def __init__(self, X0, A, V, beta, tau, model, rtol=1e-7, atol=1e-9):
+        self.X = np.array(X0, dtype=float)  # (R, n, d)
+        self.A, self.V = np.asarray(A, float), np.asarray(V, float)
+        self.tau = np.asarray(tau, float)
+        self.beta = np.array(np.broadcast_to(np.asarray(beta, float), self.tau.shape))
+        self.model, self.rtol, self.atol = model, rtol, atol
+        self.s, self.h = 0.0, None
+
+    def advance(self, idx, times):
+        idx = np.asarray(idx)
+        R, (n, d) = idx.size, self.X.shape[1:]
+        A, V = self.A[idx], self.V[idx]
+        tau, beta = self.tau[idx], self.beta[idx]
+
+        def field(t, Y, args):
+            return batch_field(Y.reshape(R, n, d), A, V, tau, beta, self.model).reshape(R * n, d)
+
+        def observe(Y):
+            return _batch_observe(Y.reshape(R, n, d))
+
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            out, X_end, h, _, _ = dop853_sphere(field, self.X[idx].reshape(R * n, d), np.asarray(times, float), None,
+                                                t0=self.s, rtol=self.rtol, atol=self.atol, observer=observe,
+                                                first_step=self.h)
+        self.X[idx] = X_end.reshape(R, n, d)
+        self.s, self.h = float(times[-1]), h
+        return np.swapaxes(np.asarray(out), 0, 1)  # (R, m, ...)
+
+
+def decide_batch(A, V, beta, model: str, X0, *, horizon, n_samples, budget, tol: RegimeTolerances, rtol=1e-7,
+                 atol=1e-9) -> list:
+    """Regimes (:class:`lsadyn.regimes.RegimeResult`) of R token systems A, V (R, d, d), all from the tokens
+    X0 (n, d), by the decision procedure. d = 2 LSA: compiled doubled-phase points; otherwise
+    :class:`BatchSphereRun`. d > 2 classifies r(t)·e^{2iφ(t)} (φ the angle swept by the leading axis)."""
+    A, V = np.asarray(A, float), np.asarray(V, float)
+    R, d = A.shape[0], A.shape[-1]
+    if d == 2 and model == "lsa":
+        z0 = (X0[:, 0] + 1j * X0[:, 1]) ** 2
+        return particles_regime_batch(A, V, beta, z0=z0, horizon=horizon, n_samples=n_samples, tol=tol,
+                                      rtol=rtol, atol=atol, budget=budget)
+    tau = np.array([time_scale(a, v, beta) for a, v in zip(A, V)])
+    run = BatchSphereRun(np.broadcast_to(X0, (R,) + X0.shape), A, V, beta, tau, model, rtol=rtol, atol=atol)
+    wtol = window_tolerances(tol)
+    method = f"particles-{model}"
+
+    def classify(i, s, obs):
+        signal = obs if d == 2 else _pseudo_r2(obs[:, 0].real, obs[:, 1:].real)
+        res = classify_r2_trajectory(s, signal, wtol, method=method)
+        res.arg_R2_rate /= tau[i]
+        res.period *= tau[i]
+        return res
+
+    return decide(run, R, horizon, n_samples, budget, classify, tau, window=tol.window)
+
+
+def _pseudo_r2(r, axes):
+    from ..metrics import pseudo_r2
+
+    return pseudo_r2(r, axes)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# One chunk of the plan
+
+
+def run_chunk(plan: pd.DataFrame, scenarios: dict, *, beta: float, horizon: float, n_samples: int,
+              budget: float, tol: dict, seed: int, rtol: float = 1e-7, atol: float = 1e-9, log=None) -> pd.DataFrame:
+    """Decide every run of ``plan`` (rows of :func:`run_plan`); ``scenarios``: config ``highdim.scenarios``
+    (A, V, rest_A, rest_V, expect). ``horizon`` (units of τ) and ``n_samples``: the base grid of the decision
+    procedure, continued up to ``budget`` × ``horizon``. Runs of one (scenario, d, model) are one batch; tokens: n seeded uniform
+    tokens per (d), seed ``seed + d``. Returns the plan with the weights' distances (``rel_change_A``,
+    ``rel_change_V``: ‖A' − A‖_F/‖A‖_F), the prediction (:func:`cluster_prediction`, ``""`` when none),
+    regime, limit values and decision details."""
+    out = []
+    for (sc, d, n_tokens, model), g in plan.groupby(["scenario", "d", "n_tokens", "model"], sort=False):
+        if sc not in scenarios:
+            raise ValueError(f"robustness.scenarios: {sc!r} is not a scenario of highdim.scenarios "
+                             f"({', '.join(sorted(scenarios))})")
+        spec = scenarios[sc]
+        A0, V0 = base_weights(spec, d)
+        weights = [run_weights(row, spec, seed) for _, row in g.iterrows()]
+        A = np.stack([w[0] for w in weights])
+        V = np.stack([w[1] for w in weights])
+        X0 = uniform_sphere(int(n_tokens), int(d), int(seed) + int(d))
+        t = RegimeTolerances(**tol)
+        if d > 2:
+            t = RegimeTolerances(**{**tol, "tol_zero": r_noise_floor(int(n_tokens), int(d))})
+        start = time.perf_counter()
+        res = decide_batch(A, V, beta, model, X0, horizon=horizon, n_samples=n_samples, budget=budget,
+                           tol=t, rtol=rtol, atol=atol)
+        seconds = time.perf_counter() - start
+        if log is not None:
+            log.info("%s d=%d %s: %d runs in %.1f s (%s)", sc, d, model, len(g), seconds,
+                     ", ".join(f"{k} {v}" for k, v in pd.Series([r.regime for r in res]).value_counts().items()))
+        margin = rotation_margin(np.asarray(spec["V"], float))
+        clustered = spec.get("expect", "") in CLUSTER_LABELS
+        gg = g.copy()
+        gg["expect"] = spec.get("expect", "")
+        gg["rel_change_A"] = [np.linalg.norm(a - A0) / np.linalg.norm(A0) for a in A]
+        gg["rel_change_V"] = [np.linalg.norm(v - V0) / np.linalg.norm(V0) for v in V]
+        gg["margin"] = margin
+        dmin, dtyp = flip_deltas(margin, float(np.linalg.norm(V0)), d) if clustered else (np.nan, np.nan)
+        gg["delta_min"], gg["delta_typ"] = dmin, dtyp
+        gg["predicted"] = [cluster_prediction(a, v) if clustered else "" for a, v in zip(A, V)]
+        tau = np.array([time_scale(a, v, beta) for a, v in zip(A, V)])
+        gg["tau"] = tau
+        gg["predicted_rate"] = [cluster_rate(v, beta, model) if p == "cluster_rotate" else 0.0
+                                for v, p in zip(V, gg["predicted"])]
+        # slowest rotation of arg R2 the decision procedure can see: min_turn within the window of the last horizon
+        gg["min_rate"] = t.min_turn / (t.window * budget * horizon * tau)
+        gg["regime"] = [r.regime for r in res]
+        gg["abs_R2"] = [r.abs_R2 for r in res]
+        gg["rate"] = [r.arg_R2_rate for r in res]
+        gg["period"] = [r.period for r in res]
+        gg["budget_factor"] = [r.details.get("budget_factor", np.nan) for r in res]
+        out.append(gg)
+    return pd.concat(out, ignore_index=True) if out else plan.iloc[:0]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Summaries (from the table; used by the figure, the claims rows and FINDINGS.md)
+
+
+def with_reference(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with ``reference`` (the regime of the unperturbed run of the same scenario, d, model) and
+    ``kept`` (regime == reference; False for an ``undetermined`` run or reference)."""
+    df = df.drop(columns=["reference", "kept"], errors="ignore")
+    ref = df[df.kind == "none"].set_index(["scenario", "d", "model"]).regime.rename("reference")
+    if ref.index.duplicated().any():
+        raise ValueError("robustness table: more than one unperturbed run per (scenario, d, model)")
+    out = df.join(ref, on=["scenario", "d", "model"])
+    if out.reference.isna().any():
+        raise ValueError("robustness table: a (scenario, d, model) has no unperturbed run")
+    out["kept"] = (out.regime == out.reference) & (out.regime != "undetermined")
+    return out
+
+
+def kept_fractions(df: pd.DataFrame) -> pd.DataFrame:
+    """Per (scenario, d, model, kind, level): runs, kept, undetermined, fraction_kept (of all runs, an
+    undetermined run counting as not kept), reference regime and the other labels seen. ``level`` is δ for
+    ``perturb`` and b for ``quantise``."""
+    df = with_reference(df)
+    df = df[df.kind != "none"].assign(level=lambda x: np.where(x.kind == "perturb", x.delta, x.bits.astype(float)))
+    rows = []
+    for key, g in df.groupby(["scenario", "d", "model", "kind", "level"], sort=True):
+        other = g[~g.kept].regime.value_counts()
+        rows.append(dict(zip(["scenario", "d", "model", "kind", "level"], key), runs=len(g), kept=int(g.kept.sum()),
+                         undetermined=int((g.regime == "undetermined").sum()), fraction_kept=float(g.kept.mean()),
+                         reference=g.reference.iloc[0],
+                         changed_to=", ".join(f"{k} {v}" for k, v in other.items())))
+    return pd.DataFrame(rows)
+
+
+def thresholds(df: pd.DataFrame) -> pd.DataFrame:
+    """Per (scenario, d, model): ``delta_first_change`` (smallest δ with a run not keeping the regime, NaN if
+    none), ``delta_all_kept`` (largest δ up to which every run keeps it), ``bits_needed`` (smallest b such
+    that every quantisation with ≥ b bits keeps the regime; NaN if even the largest does not), the predicted
+    ``delta_min``/``delta_typ`` (cluster scenarios) and the reference regime."""
+    df = with_reference(df)
+    rows = []
+    for key, g in df.groupby(["scenario", "d", "model"], sort=True):
+        p = g[g.kind == "perturb"]
+        lost = p[~p.kept]
+        first = float(lost.delta.min()) if len(lost) else np.nan
+        below = p[p.delta < first] if len(lost) else p
+        all_kept = float(below.delta.max()) if len(below) else np.nan
+        q = g[g.kind == "quantise"].sort_values("bits")
+        needed = np.nan
+        for b in q.bits[::-1]:
+            if q[q.bits >= b].kept.all():
+                needed = float(b)
+        rows.append(dict(zip(["scenario", "d", "model"], key), reference=g.reference.iloc[0],
+                         delta_first_change=first, delta_all_kept=all_kept, bits_needed=needed,
+                         delta_min=float(g.delta_min.iloc[0]), delta_typ=float(g.delta_typ.iloc[0]),
+                         expect=g.expect.iloc[0]))
+    return pd.DataFrame(rows)
+
+
+EVIDENCE = "paper_figures/fig_robustness.pdf; results/tables/robustness.csv"
+
+
+def _fmt_levels(fr: pd.DataFrame, kind: str) -> str:
+    g = fr[fr.kind == kind]
+    name = "δ" if kind == "perturb" else "b"
+    return ", ".join(f"{name} = {lv:g}: {k}/{n}" for lv, k, n in zip(g.level, g.kept, g.runs)) or "none"
+
+
+def claim_rows(df: pd.DataFrame) -> list[dict]:
+    """C8 rows of the claims table (beyond the paper, informational), from the robustness table ``df``:
+
+    * ``C8a-<scenario>-<model>-d<d>``: perturbed weights; n_tested = perturbed runs, n_agree = runs keeping
+      the unperturbed regime; holds when every run at the smallest δ keeps it (δ → 0 keeps the regime);
+    * ``C8b-<scenario>-<model>-d<d>``: quantised weights; holds when the largest b keeps it;
+    * ``C8c-<model>``: clustered scenarios, every perturbed or quantised run with a prediction of
+      :func:`cluster_prediction`: the decided regime equals the prediction; runs whose predicted rotation
+      is slower than the decision procedure can resolve (``predicted_rate < min_rate``) are counted apart
+      (tested, not agreeing, named in the note); holds when no resolvable, decided run disagrees
+      (undetermined runs are counted in the note);
+    * ``C8d-<model>``: no clustered run changes regime at δ < δ_min = |m₀|/‖V‖_F (the margin bound).
+    """
+    from .claims import _row, counts_text
+
+    df = with_reference(df)
+    fr = kept_fractions(df)
+    th = thresholds(df).set_index(["scenario", "d", "model"])
+    rows = []
+    for (sc, d, model), g in df.groupby(["scenario", "d", "model"], sort=False):
+        ref = g.reference.iloc[0]
+        t = th.loc[(sc, d, model)]
+        f = fr[(fr.scenario == sc) & (fr.d == d) & (fr.model == model)]
+        p = g[g.kind == "perturb"]
+        if len(p):
+            smallest = p[p.delta == p.delta.min()]
+            note = (f"unperturbed regime {ref} (d = 2 expectation {g.expect.iloc[0] or 'none'}); kept/runs per "
+                    f"{_fmt_levels(f, 'perturb')}; first change at δ = {t.delta_first_change:g}; changed to: "
+                    + (", ".join(x for x in f[f.kind == "perturb"].changed_to if x) or "none")
+                    + f"; {int((p.regime == 'undetermined').sum())} undetermined")
+            if np.isfinite(t.delta_min):
+                note += f"; predicted δ_min = {t.delta_min:.3g}, δ_typ = {t.delta_typ:.3g}"
+            rows.append(_row(f"C8a-{sc}-{model}-d{d}", f"beyond the paper: the {sc} regime ({model.upper()}, d = {d}) "
+                             f"is kept under random weight perturbations of relative size δ -> 0", f"tokens-{model}",
+                             len(p), int(p.kept.sum()), bool(smallest.kept.all()), EVIDENCE, note, informational=True))
+        q = g[g.kind == "quantise"]
+        if len(q):
+            top = q[q.bits == q.bits.max()]
+            note = (f"unperturbed regime {ref}; kept/runs per {_fmt_levels(f, 'quantise')}; every b >= "
+                    f"{t.bits_needed:g} keeps it; changed to: "
+                    + (", ".join(x for x in f[f.kind == "quantise"].changed_to if x) or "none")
+                    + f"; max relative change of V {q.rel_change_V.max():.3g}")
+            rows.append(_row(f"C8b-{sc}-{model}-d{d}", f"beyond the paper: the {sc} regime ({model.upper()}, d = {d}) "
+                             f"is kept when A and V are quantised to {int(q.bits.max())} bits", f"tokens-{model}",
+                             len(q), int(q.kept.sum()), bool(top.kept.all()), EVIDENCE, note, informational=True))
+    pert = df[(df.kind != "none") & (df.predicted.fillna("") != "")]
+    for model, g in pert.groupby("model", sort=False):
+        slow = (g.predicted == "cluster_rotate") & (g.predicted_rate < g.min_rate)
+        res = g[~slow]
+        agree = int((res.regime == res.predicted).sum())
+        und = res[res.regime == "undetermined"]
+        wrong = res[(res.regime != res.predicted) & (res.regime != "undetermined")]
+        note = (f"predictions {counts_text(g.predicted)}; {int(slow.sum())} predicted rotations slower than the "
+                f"decision procedure resolves (labels {counts_text(g[slow].regime)}); resolvable runs: "
+                f"{len(und)} undetermined, {len(wrong)} disagreeing"
+                + (" (" + "; ".join(f"{r.scenario} d={r.d} {r.kind} δ={r.delta:g} b={r.bits}: {r.predicted} vs {r.regime}"
+                                    for r in wrong.itertuples()) + ")" if len(wrong) else ""))
+        rows.append(_row(f"C8c-{model}", "beyond the paper: clustered states of perturbed/quantised weights converge "
+                         "or rotate as the rightmost eigenvalue of V is real or complex", f"tokens-{model}", len(g),
+                         agree, len(wrong) == 0 and len(res) > 0, EVIDENCE, note, informational=True))
+        p = g[(g.kind == "perturb") & np.isfinite(g.delta_min)]
+        below = p[p.delta < p.delta_min]
+        flips = below[~below.kept & (below.regime != "undetermined")]
+        first = p[~p.kept & (p.regime != "undetermined")]
+        note = (f"{len(below)} runs below δ_min, {len(flips)} of them changed regime; per scenario and d, δ_min / "
+                f"first change: " + "; ".join(
+                    f"{sc} d={d}: {gg.delta_min.iloc[0]:.3g} / "
+                    f"{first[(first.scenario == sc) & (first.d == d)].delta.min():g}"
+                    for (sc, d), gg in p.groupby(["scenario", "d"], sort=False)))
+        rows.append(_row(f"C8d-{model}", "beyond the paper: no clustered run changes regime below "
+                         "δ_min = |m0|/||V||_F (m0: distance of V from the rotation threshold)", f"tokens-{model}",
+                         len(below), len(below) - len(flips), len(flips) == 0, EVIDENCE, note, informational=True))
+    return rows
+
+
+def findings_text(df: pd.DataFrame) -> str:
+    """The FINDINGS.md paragraph of the stage (numbers from the table)."""
+    th = thresholds(df)
+    fr = kept_fractions(df)
+    dfr = with_reference(df)
+    parts = []
+    n = len(dfr[dfr.kind != "none"])
+    und = int((dfr[dfr.kind != "none"].regime == "undetermined").sum())
+    parts.append(f"{n} perturbed or quantised runs ({und} undetermined) against {int((dfr.kind == 'none').sum())} "
+                 f"unperturbed ones.")
+    p = fr[fr.kind == "perturb"]
+    if len(p):
+        for lv, g in p.groupby("level"):
+            parts.append(f"At δ = {lv:g}, {int(g.kept.sum())} of {int(g.runs.sum())} perturbed runs keep the "
+                         f"unperturbed regime.")
+    q = fr[fr.kind == "quantise"]
+    if len(q):
+        for lv, g in q.groupby("level"):
+            parts.append(f"With {int(lv)}-bit weights, {int(g.kept.sum())} of {int(g.runs.sum())} runs keep it.")
+    fragile = th[np.isfinite(th.delta_first_change)].sort_values("delta_first_change")
+    if len(fragile):
+        r = fragile.iloc[0]
+        parts.append(f"The most fragile is {r.scenario} ({r.model.upper()}, d = {r.d}, unperturbed {r.reference}), "
+                     f"changing first at δ = {r.delta_first_change:g}"
+                     + (f" (predicted bound δ_min = {r.delta_min:.3g})." if np.isfinite(r.delta_min) else "."))
+    return " ".join(parts)
