@@ -1,0 +1,288 @@
+r"""Many token systems of the same size (n tokens on :math:`S^{d-1}`) integrated together, one
+vectorised fixed-step RK4 over a stack ``X`` of shape (B, n, d), each member with its own A, V, β, and
+decided by the shared decision procedure (:func:`lsadyn.decide.decide`).
+
+Member b follows :math:`\dot x_k = P^\perp_{x_k}\big(\tfrac1n\sum_j h(\beta_b\langle x_k, A_b x_j\rangle)
+V_b x_j\big)` (SCIENCE.md §1; LSA h(y) = y, USA h(y) = eᵞ), in its own rescaled time s = t/τ_b:
+
+* LSA: :math:`\tau = 1/(\beta\|A\|_2\|V\|_2)` (:func:`lsadyn.api.time_scale`, as every other run);
+* USA: :math:`\tau = 1/(\|V\|_2\, e^{\beta\|A\|_2})` (:func:`usa_time_scale`), a bound on the USA speed:
+  the softmax weights reach :math:`e^{\beta\|A\|}`, so with the LSA unit a USA run at large β would need
+  e^β/β times more steps per unit of s and its horizon would span e^β/β times more dynamics.
+
+Per step the cost is that of the B fields (stacked GEMMs, no Python loop over members or tokens); the
+Python overhead of a step is paid once for the batch, which is what makes many small runs (d ≤ 32)
+cheap. The step in s is the largest ``≤ dt`` that divides the sample spacing, so every output time is a
+step boundary. Observed at each output time: ``[r, leading axis of M]``
+(:func:`lsadyn.metrics.axis_observer`, batched); classified as r(t) e^{2iφ(t)}
+(:func:`lsadyn.metrics.pseudo_r2`) like :func:`lsadyn.api.simulate_regime` in d > 2, with the noise floor
+of i.i.d. uniform tokens as the "interior" threshold in d > 2.
+
+:func:`lsadyn.api.simulate_regime` (adaptive DOP853, one system) is the reference the tests compare with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .api import time_scale
+from .compiled_sphere import exp_inplace
+from .decide import DEFAULT_BUDGET, decide, window_tolerances
+from .dynamics import USA_MAX_LOGIT
+from .metrics import cluster_shape, mean_token_norm, pseudo_r2
+from .regimes import RegimeResult, RegimeTolerances, classify_r2_trajectory
+
+BATCH_MODELS = ("lsa", "usa")
+
+
+def usa_time_scale(A, V, beta) -> float:
+    r""":math:`\tau_{USA} = 1/(\|V\|_2 e^{\beta\|A\|_2})` (1 when V = 0): the time unit of a USA run."""
+    nv = float(np.linalg.norm(V, 2))
+    return 1.0 / (nv * np.exp(beta * float(np.linalg.norm(A, 2)))) if nv > 0 else 1.0
+
+
+def run_time_scale(model: str, A, V, beta) -> float:
+    """The time unit τ of a batch member: :func:`lsadyn.api.time_scale` (LSA), :func:`usa_time_scale` (USA)."""
+    if model == "lsa":
+        return time_scale(A, V, beta)
+    if model == "usa":
+        return usa_time_scale(A, V, beta)
+    raise ValueError(f"model: batch runs support {', '.join(BATCH_MODELS)}, got {model!r}")
+
+
+def noise_floor_r(n: int, d: int) -> float:
+    """r of n i.i.d. uniform tokens at the Marchenko–Pastur edge, ((1 + √(d/n))² − 1)/(d − 1)
+    (as :func:`lsadyn.paper.highdim.r_noise_floor`)."""
+    return ((1 + np.sqrt(d / n)) ** 2 - 1) / (d - 1)
+
+
+def _is_identity_stack(M) -> bool:
+    return bool(np.array_equal(M, np.broadcast_to(np.eye(M.shape[-1]), M.shape)))
+
+
+class _RightProduct:
+    """X ↦ X Mᵀ for a stack M (B, d, d), X (B, n, d). When every member is a plane block plus a multiple
+    of the identity, M = diag(M₂, c I_{d−2}) (the embedded scenarios), the product costs O(n d), not O(n d²)."""
+
+    def __init__(self, M):
+        M = np.asarray(M, dtype=float)
+        d = M.shape[-1]
+        self.identity = _is_identity_stack(M)
+        c = M[:, -1, -1].copy()
+        rest = np.zeros_like(M)
+        rest[:, 2:, 2:] = c[:, None, None] * np.eye(d - 2) if d > 2 else 0.0
+        rest[:, :2, :2] = M[:, :2, :2]
+        self.block = d > 2 and bool(np.array_equal(M, rest))
+        self.MT = np.ascontiguousarray(np.swapaxes(M, -1, -2))
+        self.c = c
+        self.M2T = np.ascontiguousarray(self.MT[:, :2, :2])
+
+    def take(self, idx):
+        out = object.__new__(_RightProduct)
+        out.__dict__.update(self.__dict__)
+        out.MT, out.c, out.M2T = self.MT[idx], self.c[idx], self.M2T[idx]
+        return out
+
+    def __call__(self, X):
+        if self.identity:
+            return X
+        if not self.block:
+            return np.matmul(X, self.MT)
+        Y = X * self.c[:, None, None]
+        Y[:, :, :2] = np.matmul(X[:, :, :2], self.M2T)
+        return Y
+
+
+class BatchField:
+    r"""The time-rescaled fields :math:`\tau_b f_b(X_b)` of a batch, X (B, n, d) → (B, n, d).
+
+    ``A``, ``V`` (B, d, d), ``beta`` (B,), ``tau`` (B,). LSA: row k is :math:`(\tau\beta V M A^\top x_k)^\top`,
+    M = XᵀX/n, evaluated as :math:`(X A M) V^\top` (O(n d²)) or, when n < d, as :math:`(X A X^\top)(X V^\top)/n`
+    (O(n² d)); USA: :math:`\tau K (X V^\top)/n` with :math:`K_{kj} = e^{\beta\langle x_k, A x_j\rangle}`, O(n² d);
+    then the row-wise tangent projection. Products with A or V cost O(n d) when every member's matrix is
+    the identity or a plane block plus a multiple of the identity (:class:`_RightProduct`)."""
+
+    def __init__(self, model, A, V, beta, tau):
+        if model not in BATCH_MODELS:
+            raise ValueError(f"model: batch runs support {', '.join(BATCH_MODELS)}, got {model!r}")
+        self.model = model
+        # X ↦ X A is the right product with (Aᵀ)ᵀ; X ↦ X Vᵀ with V
+        self.XA = _RightProduct(np.swapaxes(np.asarray(A, dtype=float), -1, -2))
+        self.XVT = _RightProduct(V)
+        self.beta = np.asarray(beta, dtype=float)
+        self.tau = np.asarray(tau, dtype=float)
+
+    def take(self, idx) -> "BatchField":
+        """The field of the members ``idx``."""
+        out = object.__new__(BatchField)
+        out.__dict__.update(self.__dict__)
+        out.XA, out.XVT, out.beta, out.tau = self.XA.take(idx), self.XVT.take(idx), self.beta[idx], self.tau[idx]
+        return out
+
+    def __call__(self, X):
+        n, d = X.shape[1:]
+        XT = np.swapaxes(X, 1, 2)
+        if self.model == "lsa" and n >= d:
+            Y = self.XVT(np.matmul(np.matmul(self.XA(X), XT), X))  # X A M Vᵀ (times n)
+            Y *= (self.tau * self.beta / n)[:, None, None]
+        else:
+            L = np.matmul(self.XA(X), XT)  # L[k, j] = <x_k, A x_j>
+            if self.model == "usa":
+                L *= self.beta[:, None, None]
+                top = float(L.max())
+                if top > USA_MAX_LOGIT:
+                    raise OverflowError(f"beta: USA logit beta*<x, A y> reaches {top:.4g} > {USA_MAX_LOGIT:g}; "
+                                        "exp would overflow")
+                exp_inplace(L)
+                Y = np.matmul(L, self.XVT(X))
+                Y *= (self.tau / n)[:, None, None]
+            else:
+                Y = np.matmul(L, self.XVT(X))
+                Y *= (self.tau * self.beta / n)[:, None, None]
+        Y -= np.einsum("bkd,bkd->bk", X, Y)[:, :, None] * X
+        return Y
+
+
+def batch_axis_observer(X) -> np.ndarray:
+    """``[r, leading axis of M]`` for every member of X (B, n, d) → (B, d + 1) (batched
+    :func:`lsadyn.metrics.axis_observer`: same sign convention, largest entry of the axis > 0)."""
+    from scipy.linalg import eigh
+
+    B, n, d = X.shape
+    M = np.matmul(np.swapaxes(X, 1, 2), X) / n
+    if d <= 8:
+        lam, vec = np.linalg.eigh(M)
+        lam, v = lam[:, -1], vec[:, :, -1]
+    else:  # the top eigenpair only (LAPACK syevr), member by member
+        lam, v = np.empty(B), np.empty((B, d))
+        for b in range(B):
+            w, u = eigh(M[b], subset_by_index=[d - 1, d - 1], check_finite=False)
+            lam[b], v[b] = w[0], u[:, 0]
+    v = v * np.sign(v[np.arange(B), np.argmax(np.abs(v), axis=1)])[:, None]
+    r = (d * lam - 1.0) / (d - 1.0)
+    return np.concatenate([r[:, None], v], axis=1)
+
+
+def rk4_step(f, X, h):
+    """One classical RK4 step of dX/ds = f(X) for the stack X, rows renormalised afterwards (in place)."""
+    k1 = f(X)
+    k2 = f(X + (h / 2) * k1)
+    k3 = f(X + (h / 2) * k2)
+    k4 = f(X + h * k3)
+    X += (h / 6) * (k1 + 2 * (k2 + k3) + k4)
+    X /= np.linalg.norm(X, axis=2, keepdims=True)
+    return X
+
+
+class BatchTokenRun:
+    """A stack of token systems advanced together (the ``run`` object of :func:`lsadyn.decide.decide`).
+
+    Every member advanced in one call is at the same rescaled time (the decision procedure only drops
+    members), so one step sequence serves them all. ``h``: RK4 step in s."""
+
+    independent_points = False
+
+    def __init__(self, fld: BatchField, X0, h: float):
+        self.field = fld
+        self.X = np.array(X0, dtype=float, order="C")
+        self.h = float(h)
+        self.s = 0.0
+        self.n_steps = 0
+
+    def advance(self, idx, times):
+        idx = np.asarray(idx)
+        X = self.X[idx]
+        f = self.field.take(idx)
+        out = np.empty((idx.size, len(times), X.shape[2] + 1))
+        s = self.s
+        for j, te in enumerate(times):
+            steps = int(round((te - s) / self.h))
+            if steps > 0:
+                h = (te - s) / steps  # = self.h up to rounding: the step divides the sample spacing
+                for _ in range(steps):
+                    rk4_step(f, X, h)
+                self.n_steps += steps
+                if not np.all(np.isfinite(X)):
+                    raise FloatingPointError(f"batch integration produced NaN/inf before s = {te:.6g}")
+            s = te
+            out[:, j] = batch_axis_observer(X)
+        self.X[idx] = X
+        self.s = float(times[-1])
+        return out
+
+
+@dataclass
+class BatchResult:
+    """What one member's run showed: the decided :class:`lsadyn.regimes.RegimeResult` (rates and periods in
+    physical time), the time unit ``tau``, summaries of r over the classified window (``r_min``,
+    ``r_max``, ``r_mean``) and of the final state (``cluster_shape``, ``mean_token_norm``, ``majority``:
+    fraction of tokens on the majority side of the hyperplane orthogonal to the leading axis), and
+    ``X`` (the final tokens, (n, d))."""
+
+    result: RegimeResult
+    tau: float
+    r_min: float
+    r_max: float
+    r_mean: float
+    cluster_shape: str
+    mean_token_norm: float
+    majority: float
+    X: np.ndarray = field(repr=False)
+
+
+def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: RegimeTolerances | None = None,
+                 budget=DEFAULT_BUDGET, progress=None) -> list[BatchResult]:
+    """Regimes of B token systems of one size, A, V (B, d, d), ``beta`` scalar or (B,), X0 (B, n, d) unit rows.
+
+    ``horizon`` and ``dt`` are in units of each member's τ (:func:`run_time_scale`); ``n_samples`` samples
+    per horizon; undecided members continue up to ``budget`` × the horizon (:mod:`lsadyn.decide`). In
+    d > 2 the classifier's ``tol_zero`` defaults to :func:`noise_floor_r` (an r below the noise of
+    i.i.d. uniform tokens is an interior state)."""
+    A = np.asarray(A, dtype=float)
+    V = np.asarray(V, dtype=float)
+    X0 = np.asarray(X0, dtype=float)
+    if A.ndim != 3 or A.shape[1] != A.shape[2]:
+        raise ValueError(f"A: expected a stack of square matrices (B, d, d), got shape {A.shape}")
+    if V.shape != A.shape:
+        raise ValueError(f"V: expected shape {A.shape}, got {V.shape}")
+    B, d = A.shape[:2]
+    if X0.ndim != 3 or X0.shape[0] != B or X0.shape[2] != d:
+        raise ValueError(f"X0: expected tokens of shape ({B}, n, {d}), got {X0.shape}")
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(V)) and np.all(np.isfinite(X0))):
+        raise ValueError("A, V, X0: contain NaN or inf")
+    beta = np.broadcast_to(np.asarray(beta, dtype=float), (B,)).copy()
+    if not np.all(beta > 0):
+        raise ValueError("beta: must be > 0")
+    if not (np.isfinite(dt) and dt > 0):
+        raise ValueError(f"dt: must be a positive number, got {dt!r}")
+    n = X0.shape[1]
+    tau = np.array([run_time_scale(model, a, v, b) for a, v, b in zip(A, V, beta)])
+    ds = float(horizon) / (int(n_samples) - 1)
+    h = ds / np.ceil(ds / dt - 1e-9)
+    run = BatchTokenRun(BatchField(model, A, V, beta, tau), X0, h)
+    if tol is None:
+        tol = RegimeTolerances(tol_zero=noise_floor_r(n, d)) if d > 2 else RegimeTolerances()
+    wtol = window_tolerances(tol)
+    windows = {}
+
+    def classify(i, s, obs):
+        windows[i] = obs[:, 0].copy()
+        res = classify_r2_trajectory(s, pseudo_r2(obs[:, 0], obs[:, 1:]), wtol, method=f"batch-{model}")
+        res.arg_R2_rate = res.arg_R2_rate / tau[i]
+        res.period = res.period * tau[i]
+        return res
+
+    results = decide(run, B, horizon, n_samples, budget, classify, tau, window=tol.window, progress=progress)
+    out = []
+    for i, res in enumerate(results):
+        X = run.X[i]
+        u = batch_axis_observer(X[None])[0, 1:]
+        side = X @ u
+        maj = max(int(np.sum(side > 0)), int(np.sum(side < 0))) / n
+        r = windows[i]
+        out.append(BatchResult(res, float(tau[i]), float(r.min()), float(r.max()), float(r.mean()),
+                               cluster_shape(X), float(mean_token_norm(X)), maj, X.copy()))
+    return out
+

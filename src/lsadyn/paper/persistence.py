@@ -1,0 +1,433 @@
+r"""Persistence of the d = 2 behaviours (issue 12: claim C7 measured, C9 random weights, C10 β for softmax).
+
+Three studies, one table (``results/tables/persistence.csv``, column ``study``):
+
+* ``dimension`` — every embedded d = 2 scenario (config ``highdim.scenarios`` with a d = 2 prediction, plus
+  the saddle-node pair of :func:`saddle_node_pair`) × model (LSA, USA) × d × seed: the regime the decision
+  procedure reached, the cluster shape, r over the classified window, the rotation rate against the derived
+  prediction (:func:`plane_rotation_rate`) and the oscillation period.
+* ``random`` — A, V with i.i.d. N(0, 1/d) entries, LSA and USA, over d and seeds: the distribution of
+  regimes (a run still undecided after its budget is ``undetermined``, counted, never guessed).
+* ``beta`` — the rotation and oscillation scenarios at one (high) d over β, LSA and USA.
+
+Every run is one member of a batch of token systems of the same size integrated together
+(:func:`lsadyn.batch_sphere.regime_batch`: vectorised RK4, the shared decision procedure); a pipeline job
+runs one chunk of the run plan (:func:`run_plan`, :func:`chunk_of`). Time units: LSA
+τ = 1/(β‖A‖‖V‖), USA τ = 1/(‖V‖ e^{β‖A‖}) (:func:`lsadyn.batch_sphere.run_time_scale`).
+
+**Derived rotation rate** (tested against simulation in tests/test_persistence.py). Let A = I and the
+plane block V₂ with skew part w = (V₂₂₁ − V₂₁₂)/2 and q = ½√((V₂₂₁ + V₂₁₂)² + (V₂₁₁ − V₂₂₂)²). Tokens
+clustered on the axis ±u, u = (cos φ, sin φ, 0, …), with a fraction p at +u:
+
+* LSA: every token moves with :math:`\dot\varphi = \beta\langle Ju, V_2u\rangle = \beta(w - q\sin(2\varphi - \varphi_0))`
+  whatever p (the antipodal tokens contribute β⟨u, −u⟩V(−u) = βVu), so arg R₂ = 2φ follows the Adler
+  equation with mean rate :math:`2\beta\sqrt{w^2 - q^2}` (|w| > q; fixed points otherwise). For V₂ = I + μJ
+  (w = μ, q = 0) that is 2βμ; on the saddle-node family w = μ, q = s: 2β√(μ² − s²), threshold μ_c = s.
+* USA: the cluster at +u moves with speed factor :math:`c_+ = p e^\beta - (1-p) e^{-\beta}`, the one at −u with
+  :math:`c_- = (1-p)e^\beta - p e^{-\beta}`: a pair rotates rigidly only if p = ½ (rate 2 sinh β √(w² − q²)),
+  otherwise its two clusters drift apart; one cluster (p = 1) rotates at :math:`2e^\beta\sqrt{w^2 - q^2}` —
+  the same threshold μ_c = s, time faster by e^β/β than LSA.
+
+**β for LSA** only rescales time (the LSA field is linear in β): the trajectory at β is the one at β = 1
+read at βt, so the regime is the same and rates scale as β (tested; the ``beta`` study shows rate/β).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+STUDIES = ("dimension", "random", "beta")
+#: Labels of the cluster shape column (lsadyn.metrics.CLUSTER_SHAPES).
+SHAPES = ("single", "antipodal_pair", "none")
+#: Seed offsets (added to the config's base seed) per study.
+SEED_OFFSET = {"dimension": 1200, "random": 1300, "beta": 1400}
+#: Scenarios beyond the paper's claim 7 (their C7 rows are informational).
+BEYOND_PAPER = ("saddle_converge", "saddle_rotate")
+RESULT_COLUMNS = ["regime", "r_final", "r_min", "r_max", "r_mean", "rate", "period", "cluster_shape",
+                  "mean_token_norm", "majority", "tau", "budget_factor", "rate_theory", "rate_rel_err"]
+
+
+# ---------------------------------------------------------------------------------------------- scenarios
+
+
+def saddle_node_pair(a: float, s: float, delta: float, rest_A: float, rest_V: float, horizon: float) -> dict:
+    """The two saddle-node scenarios of the bifurcation family A = I, V = [[a + s, −μ], [μ, a − s]]
+    (threshold μ_c = s): ``saddle_converge`` at μ = s(1 − δ) (clusters converge) and ``saddle_rotate`` at
+    μ = s(1 + δ) (clusters rotate), in the format of config ``highdim.scenarios``."""
+    if not 0 < delta < 1:
+        raise ValueError(f"persistence.saddle_node.delta: must lie in (0, 1), got {delta!r}")
+    out = {}
+    for name, mu, expect in (("saddle_converge", s * (1 - delta), "cluster_converge"),
+                             ("saddle_rotate", s * (1 + delta), "cluster_rotate")):
+        out[name] = {"A": [[1.0, 0.0], [0.0, 1.0]], "V": [[a + s, -mu], [mu, a - s]], "rest_A": rest_A,
+                     "rest_V": rest_V, "noise": 0.0, "horizon": horizon, "expect": expect}
+    return out
+
+
+def scenario_set(highdim_scenarios: dict, bifurcation: dict, saddle: dict) -> dict:
+    """Embedded d = 2 scenarios with a d = 2 prediction: config ``highdim.scenarios`` (those with a
+    non-empty ``expect``, same A₂/V₂/rest values) plus :func:`saddle_node_pair` from config
+    ``bifurcation`` (a, s) and ``persistence.saddle_node`` (delta, rest_A, rest_V, horizon)."""
+    out = {k: dict(v) for k, v in highdim_scenarios.items() if v.get("expect")}
+    out.update(saddle_node_pair(bifurcation["a"], bifurcation["s"], saddle["delta"], saddle["rest_A"],
+                                saddle["rest_V"], saddle["horizon"]))
+    return out
+
+
+def plane_rotation_rate(A2, V2, beta: float, model: str, shape: str = "single", majority: float = 1.0) -> float:
+    """Derived mean rate of arg R₂ (twice the rotation rate of the cluster axis) of a clustered state in the
+    plane, for A = I (module doc): LSA 2β√(w² − q²) (any split), USA 2e^β√(w² − q²) for one cluster and
+    2 sinh β √(w² − q²) for a balanced pair (``majority`` = ½); 0 when |w| ≤ q (the clusters stop); NaN
+    where nothing is derived (A₂ ≠ I, an unbalanced USA pair, no clusters)."""
+    A2, V2 = np.asarray(A2, float), np.asarray(V2, float)
+    if not np.array_equal(A2, np.eye(2)) or shape not in ("single", "antipodal_pair"):
+        return float("nan")
+    w = (V2[1, 0] - V2[0, 1]) / 2
+    q = 0.5 * np.hypot(V2[1, 0] + V2[0, 1], V2[0, 0] - V2[1, 1])
+    core = 2 * np.sqrt(max(w * w - q * q, 0.0))
+    if model == "lsa":
+        return float(beta * core)
+    if model == "usa":
+        if shape == "single":
+            return float(np.exp(beta) * core)
+        return float(np.sinh(beta) * core) if abs(majority - 0.5) < 1e-12 else float("nan")
+    raise ValueError(f"model: expected lsa or usa, got {model!r}")
+
+
+# ---------------------------------------------------------------------------------------------- run plan
+
+
+def run_plan(cfg: dict, scenarios: dict, seed: int) -> pd.DataFrame:
+    """Every run of the three studies as rows (study, scenario, model, d, seed, beta, horizon, n_tokens),
+    in a fixed order, with ``run_id`` and ``batch`` (runs of one batch share model, d, β, horizon and n and
+    are integrated together). ``cfg``: config ``persistence``; ``scenarios``: :func:`scenario_set`;
+    ``seed``: the base seed (study offsets :data:`SEED_OFFSET`)."""
+    rows = []
+    n = int(cfg["n_tokens"])
+    dim = cfg["dimension"]
+    for name in dim["scenarios"]:
+        if name not in scenarios:
+            raise ValueError(f"persistence.dimension.scenarios: unknown scenario {name!r}; choose from "
+                             f"{sorted(scenarios)}")
+    for model in cfg["models"]:
+        for d in dim["d"]:
+            for name in dim["scenarios"]:
+                for k in range(int(dim["seeds"])):
+                    rows.append(("dimension", name, model, int(d), seed + SEED_OFFSET["dimension"] + k,
+                                 float(cfg["beta"]), float(scenarios[name]["horizon"]), n))
+    rw = cfg["random_weights"]
+    for model in cfg["models"]:
+        for d in rw["d"]:
+            for k in range(int(rw["seeds"])):
+                rows.append(("random", "random_weights", model, int(d), seed + SEED_OFFSET["random"] + k,
+                             float(cfg["beta"]), float(rw["horizon"]), n))
+    bs = cfg["beta_sweep"]
+    for name in bs["scenarios"]:
+        if name not in scenarios:
+            raise ValueError(f"persistence.beta_sweep.scenarios: unknown scenario {name!r}")
+    for model in bs["models"]:
+        for b in bs["beta"]:
+            for name in bs["scenarios"]:
+                for k in range(int(bs["seeds"])):
+                    rows.append(("beta", name, model, int(bs["d"]), seed + SEED_OFFSET["beta"] + k, float(b),
+                                 float(scenarios[name]["horizon"]), n))
+    plan = pd.DataFrame(rows, columns=["study", "scenario", "model", "d", "seed", "beta", "horizon", "n_tokens"])
+    plan.insert(0, "run_id", np.arange(len(plan)))
+    key = plan[["study", "model", "d", "beta", "horizon"]].astype(str).agg("|".join, axis=1)
+    plan["batch"] = pd.factorize(key)[0]
+    return plan
+
+
+def chunk_ids(plan: pd.DataFrame, chunk_size: int) -> np.ndarray:
+    """Chunk (pipeline job) of every run: batches in plan order, split into pieces of at most
+    ``chunk_size`` runs, consecutive pieces packed into one chunk while it holds at most ``chunk_size`` runs."""
+    chunk_size = int(chunk_size)
+    if chunk_size < 1:
+        raise ValueError(f"persistence.chunk_size: must be >= 1, got {chunk_size}")
+    out = np.empty(len(plan), dtype=int)
+    chunk, filled = 0, 0
+    for _, idx in plan.groupby("batch", sort=False).indices.items():
+        for lo in range(0, len(idx), chunk_size):
+            piece = idx[lo:lo + chunk_size]
+            if filled and filled + len(piece) > chunk_size:
+                chunk, filled = chunk + 1, 0
+            out[piece] = chunk
+            filled += len(piece)
+    return out
+
+
+def n_chunks(cfg: dict, scenarios: dict, seed: int) -> int:
+    """Number of pipeline jobs (chunks) of the plan of this config."""
+    plan = run_plan(cfg, scenarios, seed)
+    return int(chunk_ids(plan, cfg["chunk_size"]).max()) + 1 if len(plan) else 0
+
+
+def chunk_of(cfg: dict, scenarios: dict, seed: int, chunk: int) -> pd.DataFrame:
+    """The runs of one chunk (rows of :func:`run_plan`)."""
+    plan = run_plan(cfg, scenarios, seed)
+    ids = chunk_ids(plan, cfg["chunk_size"])
+    if not 0 <= chunk <= ids.max():
+        raise ValueError(f"chunk: {chunk} outside 0..{ids.max()}")
+    return plan[ids == chunk].reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------------------------- runs
+
+
+def run_matrices(row, scenarios: dict):
+    """(A, V) of one planned run: the embedded scenario, or N(0, 1/d) entries (``random`` study) drawn
+    from ``default_rng((seed, d))``."""
+    d = int(row["d"])
+    if row["study"] == "random":
+        rng = np.random.default_rng((int(row["seed"]), d))
+        return rng.standard_normal((d, d)) / np.sqrt(d), rng.standard_normal((d, d)) / np.sqrt(d)
+    from .highdim import embed_scenario
+
+    sc = scenarios[row["scenario"]]
+    return embed_scenario(sc["A"], sc["V"], d, sc["rest_A"], sc["rest_V"], sc.get("noise", 0.0), int(row["seed"]))
+
+
+def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float, budget: float, tol=None,
+              progress=None) -> pd.DataFrame:
+    """Integrate and decide the runs (rows of :func:`run_plan`), batch by batch; returns the rows with
+    :data:`RESULT_COLUMNS`. Tokens: ``uniform_sphere(n, d, seed)`` (same seed, same tokens for every
+    scenario and model). ``progress(done, total)`` after each batch."""
+    from ..batch_sphere import regime_batch
+    from ..integrate import uniform_sphere
+
+    out = []
+    done = 0
+    for _, g in runs.groupby("batch", sort=False):
+        AV = [run_matrices(r, scenarios) for _, r in g.iterrows()]
+        A = np.stack([a for a, _ in AV])
+        V = np.stack([v for _, v in AV])
+        X0 = np.stack([uniform_sphere(int(r.n_tokens), int(r.d), int(r.seed)) for r in g.itertuples()])
+        first = g.iloc[0]
+        res = regime_batch(first.model, A, V, g.beta.to_numpy(), X0, horizon=float(first.horizon),
+                           n_samples=n_samples, dt=dt, tol=tol, budget=budget)
+        for (_, r), b in zip(g.iterrows(), res):
+            rec = r.to_dict()
+            sc = scenarios.get(r.scenario)
+            theory = (plane_rotation_rate(sc["A"], sc["V"], r.beta, r.model, b.cluster_shape, b.majority)
+                      if sc is not None and b.result.regime == "cluster_rotate" else float("nan"))
+            rate = abs(b.result.arg_R2_rate)  # d > 2: the unsigned angle swept by the leading axis
+            rec.update(regime=b.result.regime, r_final=b.result.abs_R2, r_min=b.r_min, r_max=b.r_max,
+                       r_mean=b.r_mean, rate=rate, period=b.result.period, cluster_shape=b.cluster_shape,
+                       mean_token_norm=b.mean_token_norm, majority=b.majority, tau=b.tau,
+                       budget_factor=b.result.details.get("budget_factor", np.nan), rate_theory=theory,
+                       rate_rel_err=abs(rate / abs(theory) - 1) if np.isfinite(theory) and theory else np.nan)
+            out.append(rec)
+        done += len(g)
+        if progress is not None:
+            progress(done, len(runs))
+    return pd.DataFrame(out)
+
+
+# ---------------------------------------------------------------------------------------------- summaries
+
+
+def d2_reference(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (scenario, model) of the ``dimension`` study: the d = 2 runs' majority regime and median period
+    (the reference the higher-d runs are compared with); empty when d = 2 is not in the sweep."""
+    dim = table[(table.study == "dimension") & (table.d == 2)]
+    rows = []
+    for (sc, m), g in dim.groupby(["scenario", "model"], sort=True):
+        rows.append({"scenario": sc, "model": m, "regime_d2": g.regime.value_counts().index[0],
+                     "period_d2": float(np.nanmedian(g.period)) if g.period.notna().any() else np.nan})
+    return pd.DataFrame(rows, columns=["scenario", "model", "regime_d2", "period_d2"])
+
+
+def persistence_summary(table: pd.DataFrame, scenarios: dict) -> pd.DataFrame:
+    """Per (scenario, model) of the ``dimension`` study: runs, runs in the d = 2 regime (``expect`` of the
+    scenario), undetermined runs, the largest d up to which every run persists, cluster-shape counts of the
+    clustered runs, the largest relative error of the rotation rate against :func:`plane_rotation_rate`, and
+    the oscillation period relative to the d = 2 runs (range)."""
+    dim = table[table.study == "dimension"]
+    ref = d2_reference(table).set_index(["scenario", "model"])
+    rows = []
+    for (sc, m), g in dim.groupby(["scenario", "model"], sort=False):
+        expect = scenarios[sc]["expect"]
+        ok = g.regime == expect
+        per_d = g.assign(ok=ok).groupby("d").ok.all()
+        broken = per_d[~per_d]
+        holds_to = int(per_d.index.max()) if broken.empty else (
+            int(per_d[per_d.index < broken.index.min()].index.max()) if (per_d.index < broken.index.min()).any()
+            else 0)
+        cl = g[g.cluster_shape != "none"]
+        period_ratio = g.period / ref.period_d2.get((sc, m), np.nan) if (sc, m) in ref.index else g.period * np.nan
+        pr = period_ratio[(g.regime == "oscillate") & (g.d > 2)]
+        rows.append({"scenario": sc, "model": m, "expect": expect, "n_runs": len(g), "n_persist": int(ok.sum()),
+                     "n_undetermined": int((g.regime == "undetermined").sum()),
+                     "d_values": " ".join(str(int(x)) for x in sorted(g.d.unique())),
+                     "persists_up_to_d": holds_to,
+                     "n_single": int((cl.cluster_shape == "single").sum()),
+                     "n_antipodal_pair": int((cl.cluster_shape == "antipodal_pair").sum()),
+                     "rate_max_rel_err": float(g.rate_rel_err.max()) if g.rate_rel_err.notna().any() else np.nan,
+                     "n_rate_compared": int(g.rate_rel_err.notna().sum()),
+                     "period_ratio_min": float(pr.min()) if len(pr) else np.nan,
+                     "period_ratio_max": float(pr.max()) if len(pr) else np.nan})
+    return pd.DataFrame(rows)
+
+
+def random_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Regime counts of the ``random`` study per (model, d): one column per label (undetermined included)."""
+    from ..regimes import LABELS
+
+    rw = table[table.study == "random"]
+    counts = rw.groupby(["model", "d"]).regime.value_counts().unstack(fill_value=0)
+    for lab in LABELS:
+        if lab not in counts:
+            counts[lab] = 0
+    return counts[list(LABELS)].reset_index()
+
+
+def beta_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """The ``beta`` study per (scenario, model, β): regimes, median rate, rate / β and rate / prediction."""
+    bs = table[table.study == "beta"]
+    rows = []
+    for (sc, m, b), g in bs.groupby(["scenario", "model", "beta"], sort=True):
+        rate = float(g.rate.median())
+        rows.append({"scenario": sc, "model": m, "beta": b, "regimes": _counts(g.regime),
+                     "shapes": _counts(g.cluster_shape), "rate": rate, "rate_over_beta": rate / b,
+                     "rate_rel_err": float(g.rate_rel_err.max()) if g.rate_rel_err.notna().any() else np.nan,
+                     "period": float(g.period.median())})
+    return pd.DataFrame(rows)
+
+
+def _counts(labels) -> str:
+    vc = pd.Series(list(labels), dtype=object).value_counts()
+    return ", ".join(f"{k} {v}" for k, v in vc.items()) or "none"
+
+
+def regime_changes(g: pd.DataFrame, expect: str) -> str:
+    """'beta 2: oscillate -> cluster_converge (1 of 1)'-style list of the β where some run leaves ``expect``."""
+    parts = []
+    for b, gb in g.groupby("beta", sort=True):
+        off = gb[gb.regime != expect]
+        if len(off):
+            parts.append(f"beta {b:g}: {_counts(off.regime)} ({len(off)} of {len(gb)} runs)")
+    return "; ".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------- claims
+
+
+def claim_rows(table: pd.DataFrame, scenarios: dict, max_undetermined: float = 0.05, rate_tol: float = 1e-3) -> list:
+    """Claims rows (columns of :data:`lsadyn.paper.claims.COLUMNS`) from ``results/tables/persistence.csv``:
+
+    * ``C7-<scenario>-<model>``: the fraction of (d, seed) runs in the scenario's d = 2 regime, with the
+      cluster shapes (informational for the saddle-node pair, beyond the paper);
+    * ``C7r-<scenario>-<model>`` (informational, derived): rotation rates against :func:`plane_rotation_rate`;
+    * ``C9-<model>`` (beyond the paper): random N(0, 1/d) weights — every run decided (distribution in
+      the note);
+    * ``C10-lsa-<scenario>`` (β only rescales time for LSA: same regime at every β, rate/β constant) and
+      ``C10-usa-<scenario>`` (USA: does the d = 2 regime persist at every β; where it changes), beyond the paper.
+    """
+    from .claims import _row
+
+    rows = []
+    ev = "paper_figures/fig_persistence.pdf; results/tables/persistence.csv"
+    dim = table[table.study == "dimension"]
+    for (sc, m), g in dim.groupby(["scenario", "model"], sort=False):
+        expect = scenarios[sc]["expect"]
+        agree = int((g.regime == expect).sum())
+        und = int((g.regime == "undetermined").sum())
+        wrong = len(g) - agree - und
+        ok = len(g) > 0 and wrong == 0 and und <= max_undetermined * len(g)
+        ds = sorted(int(x) for x in g.d.unique())
+        off = g[g.regime != expect]
+        where = "; ".join(f"d = {int(r.d)} seed {int(r.seed)}: {r.regime}" for r in off.itertuples())
+        cl = g[g.cluster_shape != "none"]
+        shape = (f"; clustered end states: {_counts(cl.cluster_shape)}" if len(cl) else "")
+        if len(cl) and m == "lsa":
+            shape += " (LSA keeps every token's side: an antipodal pair, as in d = 2)"
+        elif len(cl):
+            shape += " (USA can gather every token in one cluster)"
+        beyond = sc in BEYOND_PAPER
+        stmt = (f"{sc} ({m.upper()}): the d = 2 regime {expect} persists for d in {{{', '.join(map(str, ds))}}}"
+                + (" (beyond the paper: saddle-node pair near mu_c = s)" if beyond else ""))
+        note = (f"{agree} of {len(g)} (d, seed) runs persist ({agree / len(g):.0%}); observed {_counts(g.regime)}; "
+                f"{und} undetermined" + (f"; differ: {where}" if where else "") + shape)
+        rows.append(_row(f"C7-{sc}-{m}", stmt, f"batch-{m}", len(g), agree, ok, ev, note, informational=beyond))
+        rot = g[g.rate_rel_err.notna()]
+        if len(rot):
+            good = int((rot.rate_rel_err <= rate_tol).sum())
+            formula = "2 beta sqrt(w^2 - q^2)" if m == "lsa" else "2 e^beta sqrt(w^2 - q^2) (one cluster)"
+            rows.append(_row(f"C7r-{sc}-{m}", f"{sc} ({m.upper()}): rotating clusters turn at the derived rate "
+                             f"{formula} in every d (derived, beyond the paper)", f"batch-{m}", len(rot), good,
+                             good == len(rot), ev, f"max relative error {rot.rate_rel_err.max():.2e} (tolerance "
+                             f"{rate_tol:g}); rotating runs without a derived rate (unbalanced USA pairs): "
+                             f"{int(((g.regime == 'cluster_rotate') & g.rate_rel_err.isna()).sum())}",
+                             informational=True))
+    rw = table[table.study == "random"]
+    for m, g in rw.groupby("model", sort=False):
+        und = int((g.regime == "undetermined").sum())
+        per_d = "; ".join(f"d = {int(d)}: {_counts(gd.regime)}" for d, gd in g.groupby("d"))
+        rows.append(_row(f"C9-{m}", f"random weights A, V ~ N(0, 1/d) ({m.upper()}): every run reaches a decided "
+                         "regime within its budget (beyond the paper)", f"batch-{m}", len(g), len(g) - und,
+                         und == 0, ev, f"{und} of {len(g)} undetermined; {per_d}", informational=True))
+    bs = table[table.study == "beta"]
+    for (sc, m), g in bs.groupby(["scenario", "model"], sort=False):
+        expect = scenarios[sc]["expect"]
+        agree = int((g.regime == expect).sum())
+        betas = ", ".join(f"{b:g}" for b in sorted(g.beta.unique()))
+        d = int(g.d.iloc[0])
+        changes = regime_changes(g, expect)
+        if m == "lsa":
+            rot = g[g.regime == "cluster_rotate"]
+            spread = float(np.ptp(rot.rate / rot.beta) / np.mean(rot.rate / rot.beta)) if len(rot) else np.nan
+            same = g.regime.nunique() == 1
+            ok = same and (not len(rot) or spread < 1e-3)
+            note = (f"regimes {_counts(g.regime)} over beta in {{{betas}}}"
+                    + (f"; rate / beta relative spread {spread:.1e}" if len(rot) else "")
+                    + (f"; changes: {changes}" if changes else ""))
+            rows.append(_row(f"C10-lsa-{sc}", f"{sc} at d = {d} (LSA): beta only rescales time (one regime at every "
+                             "beta, rate proportional to beta; beyond the paper)", "batch-lsa", len(g), agree, ok, ev,
+                             note, informational=True))
+        else:
+            note = f"observed {_counts(g.regime)} over beta in {{{betas}}}; " + (
+                f"regime changes at {changes}" if changes else "no change")
+            rot = g[g.rate_rel_err.notna()]
+            if len(rot):
+                note += f"; rotation rate vs 2 e^beta sqrt(w^2 - q^2): max relative error {rot.rate_rel_err.max():.2e}"
+            rows.append(_row(f"C10-usa-{sc}", f"{sc} at d = {d} (USA): the d = 2 regime {expect} persists at every "
+                             "beta tested (beyond the paper)", "batch-usa", len(g), agree, agree == len(g), ev, note,
+                             informational=True))
+    return rows
+
+
+def findings_paragraph(table: pd.DataFrame, scenarios: dict) -> str:
+    """The FINDINGS.md paragraph of the persistence stage, computed from the table."""
+    if table is None or not len(table):
+        return ""
+    s = persistence_summary(table, scenarios)
+    lines = ["## Persistence across dimension, random weights and β (issue 12)", ""]
+    if len(s):
+        tot, per = int(s.n_runs.sum()), int(s.n_persist.sum())
+        ds = sorted(int(x) for x in table[table.study == "dimension"].d.unique())
+        lines.append(f"Dimension sweep (d in {{{', '.join(map(str, ds))}}}): {per} of {tot} runs keep their d = 2 "
+                     f"regime, {int(s.n_undetermined.sum())} undetermined.")
+        for r in s.itertuples():
+            extra = ""
+            if r.n_single + r.n_antipodal_pair:
+                extra += f"; shapes: {r.n_single} single, {r.n_antipodal_pair} antipodal pair"
+            if r.n_rate_compared:
+                extra += f"; rate vs derived: max relative error {r.rate_max_rel_err:.1e}"
+            if np.isfinite(r.period_ratio_min):
+                extra += f"; period / d = 2 period {r.period_ratio_min:.2f} to {r.period_ratio_max:.2f}"
+            lines.append(f"- {r.scenario} ({r.model.upper()}, d = 2 regime {r.expect}): {r.n_persist} of {r.n_runs} "
+                         f"runs persist, all up to d = {r.persists_up_to_d}{extra}")
+    rs = random_summary(table)
+    if len(rs):
+        lines += ["", "Random weights A, V ~ N(0, 1/d) (regime counts per model and d):", ""]
+        for r in rs.itertuples(index=False):
+            counts = ", ".join(f"{lab} {getattr(r, lab)}" for lab in rs.columns[2:] if getattr(r, lab))
+            lines.append(f"- {r.model.upper()} d = {int(r.d)}: {counts}")
+    bs = beta_summary(table)
+    if len(bs):
+        lines += ["", "β sweep (median over seeds):", ""]
+        for r in bs.itertuples():
+            rate = f", rate {r.rate:.4g} (rate/β {r.rate_over_beta:.4g})" if np.isfinite(r.rate) and r.rate else ""
+            lines.append(f"- {r.scenario} {r.model.upper()} β = {r.beta:g}: {r.regimes}; shapes {r.shapes}{rate}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,185 @@
+"""Persistence stage (issue 12): the batched token runs against the one-system reference, the derived
+rotation rates against direct simulation, β for LSA, the saddle-node pair, the run plan and claims rows."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lsadyn.api import simulate_regime, time_scale
+from lsadyn.batch_sphere import BatchField, batch_axis_observer, regime_batch, run_time_scale, usa_time_scale
+from lsadyn.dynamics import attention, lsa_field, usa_field
+from lsadyn.integrate import integrate_sphere, uniform_sphere
+from lsadyn.metrics import axis_observer
+from lsadyn.paper import persistence as P
+from lsadyn.paper.highdim import embed_scenario
+
+ROT_V2 = [[1.0, -1.0], [1.0, 1.0]]  # V = I + J: w = 1, q = 0
+SCENARIOS_HD = {
+    "rotation": {"A": [[1, 0], [0, 1]], "V": ROT_V2, "rest_A": 1.0, "rest_V": 0.5, "noise": 0.0, "horizon": 40.0,
+                 "expect": "cluster_rotate"},
+    "identity": {"A": [[1, 0], [0, 1]], "V": [[1, 0], [0, 1]], "rest_A": 1.0, "rest_V": 1.0, "noise": 0.0,
+                 "horizon": 40.0, "expect": "cluster_converge"},
+    "random": {"A": [[0, 0], [0, 0]], "V": [[0, 0], [0, 0]], "rest_A": 0.0, "rest_V": 0.0, "noise": 1.0,
+               "horizon": 60.0, "expect": ""},
+}
+BIF = {"a": 1.0, "s": 0.5}
+SADDLE = {"delta": 0.2, "rest_A": 1.0, "rest_V": 0.5, "horizon": 60.0}
+
+
+def _stack(X):
+    return np.ascontiguousarray(np.stack(X))
+
+
+@pytest.mark.parametrize("model, ref", [("lsa", lsa_field), ("usa", usa_field)])
+@pytest.mark.parametrize("n, d, noise", [(40, 8, 0.0), (40, 8, 0.7), (10, 30, 0.0), (10, 30, 0.7), (25, 2, 0.0)])
+def test_batch_field_is_the_time_scaled_field_of_each_member(model, ref, n, d, noise):
+    """Dense, block-structured (plane block + c I) and identity matrices; n ≥ d and n < d evaluation orders."""
+    mats = [embed_scenario([[1, 0.3], [0, 0.8]], ROT_V2, d, 0.9, 0.5, noise, s) for s in range(3)]
+    mats.append((np.eye(d), np.eye(d)))
+    beta = np.array([0.7, 1.0, 1.3, 0.5])
+    tau = np.array([1.0, 0.5, 2.0, 1.5])
+    X = _stack([uniform_sphere(n, d, s) for s in range(4)])
+    Y = BatchField(model, _stack([a for a, _ in mats]), _stack([v for _, v in mats]), beta, tau)(X.copy())
+    for b, (a, v) in enumerate(mats):
+        want = tau[b] * ref(0.0, X[b], attention(a, v, beta[b]))
+        assert np.max(np.abs(Y[b] - want)) < 1e-13
+
+
+def test_batch_axis_observer_matches_the_single_system_observer():
+    for d in (2, 5, 40):
+        X = _stack([uniform_sphere(30, d, s) for s in range(3)])
+        obs = batch_axis_observer(X)
+        for b in range(3):
+            assert np.allclose(obs[b], axis_observer(X[b]), atol=1e-12)
+
+
+def test_time_scales():
+    A, V = 2.0 * np.eye(3), 3.0 * np.eye(3)
+    assert usa_time_scale(A, V, 0.5) == pytest.approx(1 / (3 * np.e))
+    assert run_time_scale("lsa", A, V, 0.5) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="model"):
+        run_time_scale("sa", A, V, 1.0)
+
+
+@pytest.mark.parametrize("model", ["lsa", "usa"])
+def test_batch_run_agrees_with_the_adaptive_reference(model):
+    """Same tokens, same (A, V): batched RK4 vs simulate_regime (adaptive DOP853) reach the same regime and rate."""
+    A, V = embed_scenario(np.eye(2), ROT_V2, 4, 1.0, 0.5)
+    X0 = uniform_sphere(24, 4, 3)
+    (b,) = regime_batch(model, A[None], V[None], 1.0, X0[None], horizon=50.0, n_samples=400, dt=0.1)
+    tau = run_time_scale(model, A, V, 1.0)
+    ref = simulate_regime(A, V, 1.0, model=model, X0=X0, horizon=50.0 * tau / time_scale(A, V, 1.0), n_samples=400)
+    assert b.result.regime == ref.regime == "cluster_rotate"
+    assert abs(abs(b.result.arg_R2_rate) / abs(ref.arg_R2_rate) - 1) < 1e-5
+
+
+@pytest.mark.parametrize("model, beta", [("lsa", 0.7), ("usa", 0.7), ("usa", 1.6)])
+def test_derived_plane_rotation_rate_against_direct_simulation(model, beta):
+    """LSA: arg R2 turns at 2β√(w² − q²); USA (one cluster): 2e^β√(w² − q²) — measured by the adaptive
+    reference (simulate_regime) at d = 3, for V₂ = I + J and for the saddle-node family above threshold."""
+    for V2 in (ROT_V2, P.saddle_node_pair(1.0, 0.5, 0.2, 1.0, 0.5, 1.0)["saddle_rotate"]["V"]):
+        A, V = embed_scenario(np.eye(2), V2, 3, 1.0, 0.5)
+        res = simulate_regime(A, V, beta, model=model, n=16, seed=5, horizon=120, n_samples=1200)
+        shape = "single" if model == "usa" else "antipodal_pair"
+        theory = P.plane_rotation_rate(np.eye(2), V2, beta, model, shape)
+        assert res.regime == "cluster_rotate"
+        assert abs(abs(res.arg_R2_rate) / theory - 1) < 1e-4, (V2, res.arg_R2_rate, theory)
+
+
+def test_usa_pair_rotates_rigidly_only_when_balanced():
+    """USA, tokens at ±u with a fraction p at +u: the cluster at +u turns at (p e^β − (1−p)e^{−β}) ⟨Ju, Vu⟩,
+    the one at −u at ((1−p)e^β − p e^{−β}) ⟨Ju, Vu⟩ (the field itself); LSA moves both at β⟨Ju, Vu⟩."""
+    beta, V = 0.8, np.array(ROT_V2)
+    u = np.array([np.cos(0.3), np.sin(0.3)])
+    Ju = np.array([-u[1], u[0]])
+    for p in (0.5, 0.7, 1.0):
+        k = int(round(10 * p))
+        X = np.array([u] * k + [-u] * (10 - k))
+        p_usa = attention(np.eye(2), V, beta)
+        vel = usa_field(0.0, X, p_usa)
+        rate_plus = vel[0] @ Ju
+        assert rate_plus == pytest.approx((p * np.exp(beta) - (1 - p) * np.exp(-beta)) * (Ju @ V @ u), rel=1e-12)
+        if k < 10:
+            rate_minus = vel[-1] @ (-Ju)  # -u = (cos(φ+π), sin(φ+π)): its angle grows along -Ju
+            assert rate_minus == pytest.approx(((1 - p) * np.exp(beta) - p * np.exp(-beta)) * (Ju @ V @ u), rel=1e-12)
+        lsa = lsa_field(0.0, X, p_usa)  # every token, either pole, at β⟨Ju, Vu⟩
+        assert np.allclose(lsa[0] @ Ju, beta * (Ju @ V @ u))
+        assert k == 10 or np.allclose(lsa[-1] @ (-Ju), beta * (Ju @ V @ u))
+    assert np.isnan(P.plane_rotation_rate(np.eye(2), V, beta, "usa", "antipodal_pair", majority=0.7))
+    assert P.plane_rotation_rate(np.eye(2), V, beta, "usa", "antipodal_pair", 0.5) == pytest.approx(2 * np.sinh(beta))
+
+
+def test_lsa_beta_only_rescales_time():
+    """The LSA field is linear in β: the trajectory at β read at t equals the one at β = 1 read at βt; so
+    the regime is the same and the rate scales as β. USA at 2β is not a time rescaling of USA at β."""
+    A, V = embed_scenario(np.eye(2), ROT_V2, 5, 1.0, 0.5)
+    X0 = uniform_sphere(30, 5, 2)
+    beta, T = 2.5, 4.0
+    slow = integrate_sphere(lsa_field, X0, [beta * T], attention(A, V, 1.0), rtol=1e-11, atol=1e-13)
+    fast = integrate_sphere(lsa_field, X0, [T], attention(A, V, beta), rtol=1e-11, atol=1e-13)
+    assert np.max(np.abs(slow.y[-1] - fast.y[-1])) < 1e-8
+    r1 = simulate_regime(A, V, 1.0, X0=X0, horizon=150, n_samples=1500)
+    rb = simulate_regime(A, V, beta, X0=X0, horizon=150, n_samples=1500)
+    assert r1.regime == rb.regime == "cluster_rotate"
+    assert rb.arg_R2_rate / r1.arg_R2_rate == pytest.approx(beta, rel=1e-6)
+    u1 = integrate_sphere(usa_field, X0, [beta * T], attention(A, V, 1.0), rtol=1e-11, atol=1e-13)
+    ub = integrate_sphere(usa_field, X0, [T], attention(A, V, beta), rtol=1e-11, atol=1e-13)
+    assert np.max(np.abs(u1.y[-1] - ub.y[-1])) > 1e-3
+
+
+def test_saddle_node_pair_lies_on_both_sides_of_the_threshold():
+    pair = P.saddle_node_pair(1.0, 0.5, 0.2, 1.0, 0.5, 150.0)
+    (mu_lo, mu_hi) = (pair["saddle_converge"]["V"][1][0], pair["saddle_rotate"]["V"][1][0])
+    assert mu_lo < 0.5 < mu_hi and pair["saddle_converge"]["V"][0][1] == -mu_lo
+    assert P.plane_rotation_rate(np.eye(2), pair["saddle_converge"]["V"], 1.0, "lsa", "antipodal_pair") == 0.0
+    assert P.plane_rotation_rate(np.eye(2), pair["saddle_rotate"]["V"], 1.0, "lsa", "antipodal_pair") == \
+        pytest.approx(2 * np.sqrt(0.6 ** 2 - 0.25))
+    with pytest.raises(ValueError, match="delta"):
+        P.saddle_node_pair(1.0, 0.5, 1.5, 1.0, 0.5, 150.0)
+    sc = P.scenario_set(SCENARIOS_HD, BIF, SADDLE)
+    assert "random" not in sc and sc["rotation"] == SCENARIOS_HD["rotation"]
+    assert {"saddle_converge", "saddle_rotate"} <= set(sc)
+
+
+def _cfg(**over):
+    cfg = {"n_tokens": 12, "n_samples": 200, "dt": 0.2, "budget_factor": 2, "chunk_size": 5, "models": ["lsa", "usa"],
+           "beta": 1.0,
+           "dimension": {"d": [2, 3], "seeds": 2, "scenarios": ["identity", "rotation", "saddle_rotate"]},
+           "saddle_node": SADDLE,
+           "random_weights": {"d": [2, 3], "seeds": 2, "horizon": 40.0},
+           "beta_sweep": {"d": 3, "beta": [0.5, 1.0], "seeds": 1, "scenarios": ["rotation"], "models": ["lsa", "usa"]}}
+    cfg.update(over)
+    return cfg
+
+
+def test_run_plan_and_chunks_cover_every_run_once_in_homogeneous_batches():
+    cfg = _cfg()
+    sc = P.scenario_set(SCENARIOS_HD, BIF, SADDLE)
+    plan = P.run_plan(cfg, sc, 7)
+    assert len(plan) == 2 * 2 * 3 * 2 + 2 * 2 * 2 + 2 * 2 * 1
+    assert plan.equals(P.run_plan(cfg, sc, 7))  # deterministic
+    ids = P.chunk_ids(plan, cfg["chunk_size"])
+    assert np.bincount(ids).max() <= cfg["chunk_size"]
+    assert P.n_chunks(cfg, sc, 7) == ids.max() + 1
+    for _, g in plan.groupby("batch"):
+        assert g[["study", "model", "d", "beta", "horizon"]].nunique().max() == 1
+    chunks = pd.concat([P.chunk_of(cfg, sc, 7, c) for c in range(ids.max() + 1)])
+    assert sorted(chunks.run_id) == list(plan.run_id)
+    with pytest.raises(ValueError, match="dimension.scenarios"):
+        P.run_plan(_cfg(dimension={"d": [2], "seeds": 1, "scenarios": ["nope"]}), sc, 7)
+
+
+def test_small_build_gives_rows_and_claims():
+    cfg = _cfg()
+    sc = P.scenario_set(SCENARIOS_HD, BIF, SADDLE)
+    plan = P.run_plan(cfg, sc, 7)
+    table = P.run_chunk(plan, sc, n_samples=cfg["n_samples"], dt=cfg["dt"], budget=cfg["budget_factor"])
+    assert len(table) == len(plan) and set(P.RESULT_COLUMNS) <= set(table.columns)
+    rot = table[(table.study == "dimension") & (table.scenario == "rotation") & (table.regime == "cluster_rotate")]
+    assert len(rot) and (rot.rate_rel_err < 1e-3).all()
+    rows = P.claim_rows(table, sc)
+    ids = {r["id"] for r in rows}
+    assert {"C7-rotation-lsa", "C7-identity-usa", "C9-lsa", "C9-usa", "C10-lsa-rotation", "C10-usa-rotation"} <= ids
+    assert all(r["informational"] for r in rows if r["id"].startswith(("C9", "C10", "C7r", "C7-saddle")))
+    text = P.findings_paragraph(table, sc)
+    assert "Dimension sweep" in text and "Random weights" in text
