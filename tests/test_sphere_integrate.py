@@ -136,3 +136,21 @@ def test_compiled_exp_is_within_one_ulp_of_numpy():
     got = exp_inplace(x.copy())
     assert np.max(np.abs(got - ref) / np.spacing(ref)) <= 1.0
     assert exp_inplace(np.array([[-1e5, 0.0]]))[0, 0] == pytest.approx(np.exp(-708.0))  # clamped, never 0/NaN
+
+
+def test_a_trial_step_that_overflows_the_field_is_rejected_not_fatal():
+    """USA at a loose tolerance: steps grow until a trial's stages leave the sphere far enough that the logits
+    overflow; the stepper must shrink that step (as for a large error) instead of failing the run."""
+    A, V = embed_scenario(np.eye(2), [[1, -1], [1, 1]], 6, 1.0, 0.5)
+    p = attention(A, V, 1.0)
+    X0 = uniform_sphere(64, 6, 0)
+    traj = integrate_sphere(usa_field, X0, np.linspace(0, 100, 50), p, rtol=1e-4, atol=1e-4)
+    assert np.all(np.isfinite(traj.y)) and traj.n_steps > 0
+
+
+def test_a_field_that_always_overflows_still_raises():
+    def bad(t, X, args):
+        raise OverflowError("beta: always")
+
+    with pytest.raises(OverflowError, match="^beta: always"):
+        integrate_sphere(bad, uniform_sphere(8, 3, 0), np.linspace(0, 1, 5), None)

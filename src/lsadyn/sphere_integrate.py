@@ -9,13 +9,16 @@ field evaluation; reusing the stage from before the projection would pollute the
 reject every other step) and the step continues with the same step size (the scipy reference
 restarts its solver after every renormalisation instead, which costs two extra field evaluations and
 the step-size history each time).
+A trial step whose stages make the field overflow or turn non-finite (a step far too long for it, e.g.
+USA logits beyond :data:`lsadyn.dynamics.USA_MAX_LOGIT` off the sphere) is rejected and shrunk like a
+step with a large error; the error is raised only when the step cannot shrink any further.
 Dense output (3 extra evaluations) is computed only for steps that contain an output time, and the
 last step ends exactly on the last output time, so the returned state can be continued from
 (``Trajectory.state``, ``Trajectory.next_step``) without any interpolation error.
 
 :func:`rk4_sphere` is classical RK4 with a fixed step, renormalised after every step; output times
-are hit exactly by shortening the step that would cross them (the pipeline's d = 100 runs use it
-with the step ``dt`` of the config and its half for the step-size check).
+are hit exactly by shortening the step that would cross them (``simulate_regime(method="rk4")``; the
+pipeline's d = 100 runs use :func:`dop853_sphere`).
 
 The matrix products of the fields stay in BLAS; the stage sums are one GEMV over the flattened
 stages. The scipy DOP853 path of :func:`lsadyn.integrate.integrate_observed` is the reference the
@@ -131,14 +134,26 @@ def dop853_sphere(field, X0, t_eval, args, *, t0=0.0, rtol=1e-9, atol=1e-11, obs
             h = t_new - t
             h_abs = abs(h)
             K[0] = f
-            for s in range(1, _NS):
-                dy = (_A[s, :s] @ K[:s]) * h
-                K[s] = field(t + _C[s] * h, (y + dy).reshape(shape), args).ravel()
-            y_new = y + h * (_B @ K[:_NS])
-            K[_NS] = field(t + h, y_new.reshape(shape), args).ravel()
-            n_evals += _NS
-            if not np.all(np.isfinite(K[_NS])) or not np.all(np.isfinite(y_new)):
-                raise FloatingPointError(f"integration produced NaN/inf at t={t_new:.6g}")
+            try:
+                with np.errstate(over="ignore", invalid="ignore"):  # a failed trial is handled below
+                    for s in range(1, _NS):
+                        dy = (_A[s, :s] @ K[:s]) * h
+                        K[s] = field(t + _C[s] * h, (y + dy).reshape(shape), args).ravel()
+                        n_evals += 1
+                    y_new = y + h * (_B @ K[:_NS])
+                    K[_NS] = field(t + h, y_new.reshape(shape), args).ravel()
+                    n_evals += 1
+                if not np.all(np.isfinite(K[_NS])) or not np.all(np.isfinite(y_new)):
+                    raise FloatingPointError(f"integration produced NaN/inf at t={t_new:.6g}")
+            except (OverflowError, FloatingPointError):
+                # a trial step too long for the field: its stages leave the sphere far enough that the field
+                # overflows (USA logits) or turns non-finite. Reject it like a step with a large error (as
+                # scipy does with a NaN error norm); the error is real only if the step cannot shrink further.
+                if h_abs * _MIN_FACTOR < min_step:
+                    raise
+                h_abs *= _MIN_FACTOR
+                rejected = True
+                continue
             scale = atol + np.maximum(np.abs(y), np.abs(y_new)) * rtol
             e5 = (_E5 @ K[:_NS + 1]) / scale
             e3 = (_E3 @ K[:_NS + 1]) / scale
