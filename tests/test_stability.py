@@ -60,3 +60,27 @@ def test_interior_regime_does_not_converge_off_the_manifold():
                            n_samples=1500)
     assert res["regime_oa"] == "interior_converge" and res["regime_tokens"] == "oscillate"
     assert res["amplitude_tokens"] > 0.1 * res["oa_distance"]
+
+
+def test_token_r2_batch_matches_the_scipy_reference_for_mixed_sizes():
+    """The compiled per-population DOP853 against scipy's DOP853 on phase_point_field, one population at a
+    time (the previous path of run_stability), for populations of different sizes in one call."""
+    from lsadyn.api import time_scale, token_r2_batch
+    from lsadyn.integrate import integrate_observed
+    from lsadyn.kuramoto import kuramoto_coefficients, phase_point_field
+
+    A, V = np.array([[1.0, 0.3], [-0.1, 0.7]]), np.eye(2)
+    bt = time_scale(A, V, 1.0)
+    s = np.linspace(0, 60, 600)
+    pops = [perturbed_angles("harmonics", 0.3, 300, 1), perturbed_angles("random", 64, 0, 2),
+            perturbed_angles("von_mises", 0.3, 300, 3)]
+    z0 = [np.exp(2j * th) for th in pops]
+    R = token_r2_batch(A, V, bt, z0, s, rtol=1e-8, atol=1e-10)
+    assert R.shape == (3, s.size)
+    for z, Rc in zip(z0, R):
+        n = z.size
+        ref = integrate_observed(phase_point_field, np.concatenate([z.real, z.imag]), s,
+                                 kuramoto_coefficients(A, V, bt), rtol=1e-8, atol=1e-10,
+                                 observer=lambda y, n=n: y[:n].mean() + 1j * y[n:].mean()).y
+        assert abs(Rc[0] - z.mean()) < 1e-15
+        assert np.max(np.abs(Rc - ref)) < 1e-6
