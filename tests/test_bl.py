@@ -54,3 +54,31 @@ def test_uniform_sample_distance_decays_like_inverse_sqrt_n():
              for n in ns]
     slope = np.polyfit(np.log(ns), np.log(means), 1)[0]
     assert -0.65 < slope < -0.35, (slope, means)
+
+
+def test_cycle_programme_equals_the_reference_lp():
+    """The compiled dynamic programme (bl._lp) against scipy's HiGHS on the same LP: random node sets (spread
+    over the circle, or crowded on a short arc so the clip to [−1, 1] binds), random signed weights."""
+    from lsadyn.bl import _lp, _lp_highs
+
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        m = int(rng.integers(2, 40))
+        nodes = np.sort(rng.uniform(0, 2 * np.pi if trial % 3 else 0.5, m))
+        c = rng.standard_normal(m) * (10.0 if trial % 2 else 0.1)
+        ref = _lp_highs(nodes, c)
+        assert abs(_lp(nodes, c) - ref) <= 1e-8 * max(1.0, abs(ref)), (trial, m)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_distance_to_uniform_equals_the_reference_lp_on_large_samples(seed, monkeypatch):
+    import lsadyn.bl as bl
+
+    rng = np.random.default_rng(seed)
+    for th in (rng.uniform(0, 2 * np.pi, 2000), np.repeat(rng.uniform(0, 2 * np.pi, 8), 50),
+               rng.vonmises(1.0, 4.0, 1500)):
+        fast = bl.bl_distance_to_uniform(th)
+        monkeypatch.setattr(bl, "_lp", bl._lp_highs)
+        ref = bl.bl_distance_to_uniform(th)
+        monkeypatch.undo()
+        assert abs(fast - ref) < 1e-8, (fast, ref)
