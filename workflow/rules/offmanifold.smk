@@ -3,6 +3,7 @@ rule offmanifold_run:
     distance from the manifold, for a fixed density at several n and for i.i.d. starts.
     """
     input:
+        kernels="results/sim/kernels_compiled.txt",  # compiled d = 2 token runs (lsadyn.api.token_r2_batch)
         lib=lib_inputs("workflow/scripts/offmanifold_run.py"),
     output:
         table="results/tables/offmanifold.csv",
