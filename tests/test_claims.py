@@ -52,7 +52,7 @@ def test_c6b_needs_a_positive_confidence_interval():
 def test_highdim_rows_state_cluster_shape_per_model():
     hd = pd.DataFrame({"scenario": ["identity", "identity"], "model": ["lsa", "usa"], "d": [20, 20],
                        "expect": ["cluster_converge"] * 2, "regime": ["cluster_converge"] * 2,
-                       "step_check_ok": [True, True], "cluster_shape": ["antipodal_pair", "single"],
+                       "check_ok": [True, True], "cluster_shape": ["antipodal_pair", "single"],
                        "mean_token_norm": [0.06, 1.0]})
     rows = {r["id"]: r for r in claims_highdim(hd)}
     assert rows["C7-shape-lsa"]["pass"] is True and rows["C7-shape-usa"]["pass"] is False

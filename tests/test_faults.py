@@ -71,8 +71,8 @@ def _sim(tmp_path, params):
 def _highdim_run(tmp_path):
     df = pd.DataFrame([{"scenario": "identity", "model": m, "d": 20, "n_tokens": 64, "expect": "cluster_converge",
                         "regime": "cluster_converge", "r_final": 1.0, "drift_rate": 0.0, "period": np.nan,
-                        "mean_token_norm": 0.0, "dt": 0.1, "regime_half_dt": "cluster_converge",
-                        "r_final_half_dt": 1.0, "drift_rate_half_dt": 0.0, "step_check_ok": True, "note": ""}
+                        "mean_token_norm": 0.0, "rtol": 1e-7, "rtol_check": 1e-9, "regime_check": "cluster_converge",
+                        "r_final_check": 1.0, "drift_rate_check": 0.0, "check_ok": True, "note": ""}
                        for m in ("lsa", "usa")])
     path = tmp_path / "results/highdim/identity.csv"
     write_csv(df, path)
@@ -181,7 +181,7 @@ def test_corrupted_sim_table_is_one_line_naming_the_file(tmp_path, corrupt, expe
 
 
 @pytest.mark.parametrize("make,kind,col", [
-    (_highdim_run, "highdim_run", "dt"),
+    (_highdim_run, "highdim_run", "rtol"),
     (_stability_run, "stability_run", "eps"),
 ])
 @pytest.mark.parametrize("how", ["truncate", "garbage", "missing", "nan", "rows"])

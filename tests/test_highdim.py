@@ -3,7 +3,7 @@
 import numpy as np
 
 from lsadyn import order_parameter_r, uniform_sphere
-from lsadyn.paper.highdim import embed_scenario, r_noise_floor, run_highdim, step_size_check
+from lsadyn.paper.highdim import checked_run, convergence_check, embed_scenario, r_noise_floor, run_highdim
 from lsadyn.metrics import mean_token_norm, order_parameter_r2
 
 
@@ -36,8 +36,39 @@ def test_embedding_puts_the_block_in_the_plane():
 def test_rotation_scenario_small_d_rotates_at_the_d2_rate():
     """d = 2 theory: A = I, V = I + J rotates at 2β (b = 1); embedded with a weaker complement it persists."""
     A, V = embed_scenario(np.eye(2), [[1, -1], [1, 1]], 6, 1.0, 0.5)
-    coarse = run_highdim(A, V, 1.0, "lsa", n=64, seed=0, horizon=100, dt=0.1, n_samples=400)
-    fine = run_highdim(A, V, 1.0, "lsa", n=64, seed=0, horizon=100, dt=0.05, n_samples=400)
-    assert coarse["regime"] == "cluster_rotate"
-    assert abs(coarse["drift_rate"] - 2.0) < 1e-3
-    assert step_size_check(coarse, fine)
+    run, check, ok = checked_run(A, V, 1.0, "lsa", n=64, seed=0, horizon=100, n_samples=400, rtol=1e-7, atol=1e-9,
+                                 check_tighten=100)
+    assert run["regime"] == check["regime"] == "cluster_rotate"
+    assert abs(run["drift_rate"] - 2.0) < 1e-3
+    assert ok and np.isclose(check["rtol"], 1e-9) and np.isclose(check["atol"], 1e-11)
+    assert check["n_steps"] > run["n_steps"]  # the check really is a tighter run
+    # the check observes only the classifier's window, the run every sample
+    assert run["t"].size == 400 and check["t"].size == 400 - int(np.floor(0.7 * 400))
+    assert run["histograms"].shape == (5, 41) and check["histograms"].shape == (0, 41)
+
+
+def test_window_only_classifies_like_the_full_run():
+    A, V = embed_scenario(np.eye(2), [[1, -1], [1, 1]], 5, 1.0, 0.5)
+    kw = dict(n=32, seed=3, horizon=60, n_samples=300, rtol=1e-8, atol=1e-10)
+    full = run_highdim(A, V, 1.0, "usa", **kw)
+    win = run_highdim(A, V, 1.0, "usa", window_only=True, **kw)
+    assert full["regime"] == win["regime"]
+    assert abs(full["r_final"] - win["r_final"]) < 1e-9 and abs(full["drift_rate"] - win["drift_rate"]) < 1e-6
+    assert full["cluster_shape"] == win["cluster_shape"]
+
+
+def test_convergence_check_can_fail():
+    base = {"regime": "cluster_rotate", "r_final": 0.99, "drift_rate": 2.0}
+    assert convergence_check(base, dict(base))
+    assert not convergence_check(base, {**base, "regime": "oscillate"})
+    assert not convergence_check(base, {**base, "r_final": 0.98})
+    assert not convergence_check(base, {**base, "drift_rate": 2.1})
+    assert convergence_check({**base, "drift_rate": np.nan}, {**base, "drift_rate": np.nan})
+
+
+def test_a_loose_tolerance_fails_the_check():
+    """The check detects an under-resolved run: at rtol = atol = 1e-2 the oscillation scenario is off."""
+    A, V = embed_scenario(np.eye(2), [[0.5, 1], [-1, -0.5]], 6, 1.0, -2.0)
+    run, check, ok = checked_run(A, V, 1.0, "lsa", n=64, seed=0, horizon=100, n_samples=400, rtol=1e-2, atol=1e-2,
+                                 check_tighten=1e6)
+    assert not ok, (run["regime"], run["drift_rate"], check["regime"], check["drift_rate"])

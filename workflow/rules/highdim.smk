@@ -1,5 +1,5 @@
 rule highdim_run:
-    """One d-dimensional scenario, every model, with the RK4 step-size check (claim C7)."""
+    """One d-dimensional scenario, every model, each run with its convergence check at tighter tolerances (claim C7)."""
     input:
         lib=lib_inputs("workflow/scripts/highdim_run.py"),
     output:

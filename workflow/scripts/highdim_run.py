@@ -1,9 +1,10 @@
-"""Glue: one high-dimensional scenario for every model, with the dt / 2 step-size check."""
+"""Glue: one high-dimensional scenario for every model, each run with its convergence check (the same run at
+tolerances tighter by ``check_tighten``)."""
 
 import numpy as np
 import pandas as pd
 
-from lsadyn.paper.highdim import embed_scenario, run_highdim, step_size_check
+from lsadyn.paper.highdim import checked_run, embed_scenario
 from lsadyn.paper.io import setup_log, write_csv, write_npz
 from lsadyn.paper.jobs import blas_threads, limit_threads
 
@@ -13,23 +14,24 @@ log.info("BLAS threads: %d from the job environment, %d in force (rule threads: 
          limit_threads(sm.threads), sm.threads)
 sc, run = sm.params.scenario, sm.params.run
 A, V = embed_scenario(sc["A"], sc["V"], run["d"], sc["rest_A"], sc["rest_V"], sc["noise"], sm.params.seed)
+rtol_check = run["rtol"] / run["check_tighten"]
 rows, arrays = [], {}
 for model in run["models"]:
-    kw = dict(n=run["n_tokens"], seed=sm.params.seed, horizon=sc["horizon"], n_samples=run["n_samples"],
-              n_snapshots=run["n_snapshots"])
-    coarse = run_highdim(A, V, run["beta"], model, dt=run["dt"], **kw)
-    fine = run_highdim(A, V, run["beta"], model, dt=run["dt"] / 2, **kw)
-    ok = step_size_check(coarse, fine)
-    log.info("%s %s: %s (dt/2: %s), step check %s, %.1f s", sm.wildcards.scenario, model, coarse["regime"],
-             fine["regime"], ok, coarse["seconds"] + fine["seconds"])
+    res, check, ok = checked_run(A, V, run["beta"], model, n=run["n_tokens"], seed=sm.params.seed,
+                                 horizon=sc["horizon"], n_samples=run["n_samples"], rtol=run["rtol"],
+                                 atol=run["atol"], check_tighten=run["check_tighten"],
+                                 n_snapshots=run["n_snapshots"])
+    log.info("%s %s: %s (rtol %.3g, %d steps, %.1f s); check at rtol %.3g: %s (%d steps, %.1f s), agree: %s",
+             sm.wildcards.scenario, model, res["regime"], res["rtol"], res["n_steps"], res["seconds"], check["rtol"],
+             check["regime"], check["n_steps"], check["seconds"], ok)
     rows.append({"scenario": sm.wildcards.scenario, "model": model, "d": run["d"], "n_tokens": run["n_tokens"],
-                 "expect": sc["expect"], "regime": coarse["regime"], "r_final": coarse["r_final"],
-                 "drift_rate": coarse["drift_rate"], "period": coarse["period"],
-                 "mean_token_norm": coarse["mean_token_norm"], "cluster_shape": coarse["cluster_shape"],
-                 "dt": run["dt"], "regime_half_dt": fine["regime"],
-                 "r_final_half_dt": fine["r_final"], "drift_rate_half_dt": fine["drift_rate"],
-                 "step_check_ok": ok, "seconds": coarse["seconds"] + fine["seconds"], "note": coarse["reason"]})
+                 "expect": sc["expect"], "regime": res["regime"], "r_final": res["r_final"],
+                 "drift_rate": res["drift_rate"], "period": res["period"],
+                 "mean_token_norm": res["mean_token_norm"], "cluster_shape": res["cluster_shape"],
+                 "rtol": run["rtol"], "rtol_check": rtol_check, "regime_check": check["regime"],
+                 "r_final_check": check["r_final"], "drift_rate_check": check["drift_rate"],
+                 "check_ok": ok, "note": res["reason"]})
     for key in ("t", "r", "swept_angle", "snapshot_times", "histograms", "bin_edges"):
-        arrays[f"{model}_{key}"] = np.asarray(coarse[key])
-write_csv(pd.DataFrame(rows).drop(columns=["seconds"]), sm.output.table)
+        arrays[f"{model}_{key}"] = np.asarray(res[key])
+write_csv(pd.DataFrame(rows), sm.output.table)
 write_npz(sm.output.arrays, **arrays)

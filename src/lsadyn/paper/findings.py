@@ -157,7 +157,7 @@ def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]
     hd = tables.get("highdim")
     if claim == "C7" and hd is not None and len(hd):
         cols = [c for c in ["scenario", "model", "d", "n_tokens", "expect", "regime", "r_final", "drift_rate",
-                            "period", "mean_token_norm", "cluster_shape", "step_check_ok", "note"] if c in hd.columns]
+                            "period", "mean_token_norm", "cluster_shape", "check_ok", "note"] if c in hd.columns]
         t = hd[cols].copy()
         t["expect"] = t["expect"].replace("", "(no d = 2 prediction)")
         out.append(("Every run (results/tables/highdim.csv)", t))

@@ -13,8 +13,12 @@ the plane, mass concentrates in the plane and the d = 2 behaviour of (A₂, V₂
 Observables: :math:`r(t) = (d\lambda_{max}(M) - 1)/(d-1)`, the angle swept by the leading axis of
 M, histograms of pairwise inner products at a few times, |mean token| and the cluster shape of the final
 state (:func:`lsadyn.metrics.cluster_shape`: one cluster or an antipodal pair). An r below the noise floor of
-i.i.d. uniform tokens (:func:`r_noise_floor`) counts as an interior (unclustered) state. Each run is repeated
-with half the RK4 step to check step-size convergence.
+i.i.d. uniform tokens (:func:`r_noise_floor`) counts as an interior (unclustered) state.
+
+Runs use the adaptive DOP853 sphere stepper (:mod:`lsadyn.sphere_integrate`) at tolerances ``rtol``/``atol``;
+each is repeated (same seed) at tolerances tighter by a factor ``check_tighten`` (:func:`checked_run`) and
+the two must agree in regime, r and rotation rate (:func:`convergence_check`): a check that the reported
+limits do not depend on the integration error.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import time
 import numpy as np
 
 from ..api import time_scale
+from ..decide import window_tolerances
 from ..dynamics import attention, field_for
 from ..integrate import integrate_sphere, uniform_sphere
 from ..metrics import axis_observer, cluster_shape, mean_token_norm, pseudo_r2
@@ -58,14 +63,33 @@ def r_noise_floor(n: int, d: int) -> float:
     return ((1 + np.sqrt(d / n)) ** 2 - 1) / (d - 1)
 
 
-def run_highdim(A, V, beta, model, n, seed, horizon, dt, n_samples, n_snapshots=5, tol=None, bins=41):
-    """Integrate one (A, V, model) from n seeded uniform tokens with RK4 (step ``dt``·τ) and
-    classify; returns a dict of observables and limit values."""
+def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, atol=1e-9, n_snapshots=5, tol=None,
+                bins=41, window_only=False):
+    """Integrate one (A, V, model) from n seeded uniform tokens and classify; returns a dict of
+    observables and limit values.
+
+    The run is the adaptive DOP853 sphere stepper (:func:`lsadyn.integrate.integrate_sphere`,
+    ``method="DOP853"``, tolerances ``rtol``/``atol``, one BLAS thread for n ≤ 2000) to ``horizon``·τ,
+    observed at ``n_samples`` equally spaced times: r(t) and the leading axis of M (the classified signal
+    r e^{2iφ}), and at ``n_snapshots`` of those times the histogram of pairwise inner products.
+    |mean token| and the cluster shape are read from the final state.
+
+    ``window_only``: observe only the samples the classifier reads (its final window; nothing before it, no
+    histograms) — the cheaper form used for the convergence check; ``t``, ``r``, ``swept_angle`` then hold
+    the window only and ``histograms`` is empty.
+    """
     p = attention(A, V, beta)
     tau = time_scale(p.A, p.V, p.beta)
     t = np.linspace(0, horizon * tau, n_samples)
-    snap_idx = np.linspace(0, n_samples - 1, n_snapshots).astype(int)
+    tol = tol or RegimeTolerances(tol_zero=r_noise_floor(n, p.d))
     edges = np.linspace(-1, 1, bins + 1)
+    if window_only:
+        first = int(np.floor((1 - tol.window) * n_samples))  # the classifier's cut (lsadyn.regimes)
+        t_obs, snap_idx = t[first:], np.zeros(0, dtype=int)
+        classify_tol = window_tolerances(tol)
+    else:
+        t_obs, snap_idx = t, np.linspace(0, n_samples - 1, n_snapshots).astype(int)
+        classify_tol = tol
     snaps = {}
     snap_set = set(snap_idx.tolist())
     calls = itertools.count()
@@ -73,31 +97,47 @@ def run_highdim(A, V, beta, model, n, seed, horizon, dt, n_samples, n_snapshots=
     def observe(X):
         i = next(calls)
         if i in snap_set:
-            snaps[i] = (inner_product_histogram(X, edges), mean_token_norm(X), cluster_shape(X))
+            snaps[i] = inner_product_histogram(X, edges)
         return axis_observer(X)
 
     start = time.perf_counter()
-    traj = integrate_sphere(field_for(model), uniform_sphere(n, p.d, seed), t, p, method="rk4", dt=dt * tau,
-                            observer=observe)
+    traj = integrate_sphere(field_for(model), uniform_sphere(n, p.d, seed), t_obs, p, method="DOP853", rtol=rtol,
+                            atol=atol, observer=observe)
     seconds = time.perf_counter() - start
     signal = pseudo_r2(traj.y[:, 0], traj.y[:, 1:])
-    tol = tol or RegimeTolerances(tol_zero=r_noise_floor(n, p.d))
-    res = classify_r2_trajectory(t, signal, tol, method=f"particles-{model}")
+    res = classify_r2_trajectory(t_obs, signal, classify_tol, method=f"particles-{model}")
+    X_end = traj.state
     return {
         "regime": res.regime, "r_final": res.abs_R2, "drift_rate": res.arg_R2_rate, "period": res.period,
-        "mean_token_norm": float(snaps[snap_idx[-1]][1]), "cluster_shape": snaps[snap_idx[-1]][2],
-        "seconds": seconds,
-        "t": t, "r": traj.y[:, 0], "swept_angle": np.unwrap(np.angle(signal)) / 2,
-        "snapshot_times": t[snap_idx], "histograms": np.array([snaps[i][0] for i in snap_idx]), "bin_edges": edges,
-        "reason": res.details.get("reason", ""),
+        "mean_token_norm": float(mean_token_norm(X_end)), "cluster_shape": cluster_shape(X_end),
+        "seconds": seconds, "n_steps": traj.n_steps, "n_evals": traj.n_evals, "rtol": rtol, "atol": atol,
+        "t": t_obs, "r": traj.y[:, 0], "swept_angle": np.unwrap(np.angle(signal)) / 2,
+        "snapshot_times": t[snap_idx], "histograms": np.array([snaps[i] for i in snap_idx]).reshape(len(snap_idx), bins),
+        "bin_edges": edges, "reason": res.details.get("reason", ""),
     }
 
 
-def step_size_check(coarse: dict, fine: dict, tol_r: float = 1e-3, tol_rate: float = 1e-2) -> bool:
-    """Same regime, |Δ r_final| ≤ tol_r and relative |Δ rate| ≤ tol_rate (when rotating)."""
-    if coarse["regime"] != fine["regime"] or abs(coarse["r_final"] - fine["r_final"]) > tol_r:
+def convergence_check(run: dict, check: dict, tol_r: float = 1e-3, tol_rate: float = 1e-2) -> bool:
+    """Do two runs of the same system at different integration accuracy (e.g. :func:`run_highdim` at
+    ``rtol`` and at ``rtol / check_tighten``) agree? Same regime, |Δ r_final| ≤ ``tol_r`` and relative
+    |Δ rate| ≤ ``tol_rate`` (when rotating)."""
+    if run["regime"] != check["regime"] or abs(run["r_final"] - check["r_final"]) > tol_r:
         return False
-    a, b = coarse["drift_rate"], fine["drift_rate"]
+    a, b = run["drift_rate"], check["drift_rate"]
     if np.isfinite(a) and np.isfinite(b) and max(abs(a), abs(b)) > 1e-6:
         return abs(a - b) <= tol_rate * max(abs(a), abs(b))
     return True
+
+
+def checked_run(A, V, beta, model, n, seed, horizon, n_samples, *, rtol, atol, check_tighten, n_snapshots=5,
+                tol=None):
+    """:func:`run_highdim` at (``rtol``, ``atol``) and its convergence check: the same run (same seed) at
+    tolerances tighter by the factor ``check_tighten``, observed on the classifier's window only.
+    Returns ``(run, check, ok)`` with ``ok`` from :func:`convergence_check`."""
+    if not check_tighten > 1:
+        raise ValueError(f"check_tighten: must be > 1 (the check runs at rtol / check_tighten), got {check_tighten}")
+    kw = dict(n=n, seed=seed, horizon=horizon, n_samples=n_samples, tol=tol)
+    run = run_highdim(A, V, beta, model, rtol=rtol, atol=atol, n_snapshots=n_snapshots, **kw)
+    check = run_highdim(A, V, beta, model, rtol=rtol / check_tighten, atol=atol / check_tighten, window_only=True,
+                        **kw)
+    return run, check, convergence_check(run, check)

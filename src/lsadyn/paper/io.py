@@ -281,9 +281,9 @@ TABLES = {
         text=_PARAMS.text, labels=(*(f"regime_{m}" for m in _METHODS), "regime_oa_token_start"),
         integer=("point_id",)),
     "highdim_run": TableSpec(
-        numeric=("r_final", "drift_rate", "period", "mean_token_norm", "dt", "r_final_half_dt"),
-        finite=("dt",), text=("scenario", "model"), labels=("regime", "regime_half_dt"),
-        integer=("d", "n_tokens"), boolean=("step_check_ok",)),
+        numeric=("r_final", "drift_rate", "period", "mean_token_norm", "rtol", "rtol_check", "r_final_check"),
+        finite=("rtol", "rtol_check"), text=("scenario", "model"), labels=("regime", "regime_check"),
+        integer=("d", "n_tokens"), boolean=("check_ok",)),
     "stability_run": TableSpec(
         numeric=("strength", "eps", "abs_R2_0", "abs_R2_tokens", "abs_R2_oa", "rate_tokens", "rate_oa"),
         finite=("strength", "eps"), text=("regime", "family"),
