@@ -45,6 +45,7 @@ include: "workflow/rules/simulate_2d.smk"
 include: "workflow/rules/stability.smk"
 include: "workflow/rules/highdim.smk"
 include: "workflow/rules/offmanifold.smk"
+include: "workflow/rules/robustness.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/findings.smk"
@@ -61,6 +62,7 @@ rule all:
         "results/tables/highdim.csv",
         "results/FINDINGS.md",
         "results/tables/offmanifold.csv",
+        "results/tables/robustness.csv",
         expand("paper_figures/{fig}.{ext}", fig=FIGURES, ext=["pdf", "png"]),
         expand("paper_figures/movies/{movie}_d{dim}.gif", movie=MOVIES, dim=MOVIE_DIMS),
 

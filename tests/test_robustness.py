@@ -226,7 +226,7 @@ def synthetic_table():
                                       ("perturb", 0.1, 0, "undetermined"), ("quantise", 0, 2, "cluster_rotate"),
                                       ("quantise", 0, 4, "cluster_converge"), ("quantise", 0, 8, "cluster_converge")]:
         rows.append(dict(scenario="sn_below", d=2, model="lsa", kind=kind, delta=delta, bits=bits, regime=regime,
-                         expect="cluster_converge", delta_min=0.03, delta_typ=0.06, rel_change_V=delta,
+                         expect="cluster_converge", delta_min=0.03, delta_typ=0.06, rel_change_V=delta, rel_change_A=delta,
                          predicted="cluster_rotate" if regime == "cluster_rotate" else "cluster_converge",
                          predicted_rate=1.0, min_rate=0.01))
     return pd.DataFrame(rows)
@@ -265,3 +265,36 @@ def test_unknown_scenario_is_named():
 def test_time_scale_used_for_the_min_rate_is_the_api_one():
     A, V = rb.base_weights(SCEN["rotation"], 3)
     assert time_scale(A, V, 1.0) == pytest.approx(1 / np.sqrt(2))
+
+
+# --- config --------------------------------------------------------------------------------------------------------
+
+
+def _config():
+    from lsadyn.paper.config import load_config_file
+
+    return load_config_file("workflow/config/config.yaml")
+
+
+def test_config_names_an_unknown_robustness_scenario_and_a_repeated_dimension():
+    from lsadyn.paper.config import check_config
+
+    cfg = _config()
+    cfg["robustness"]["scenarios"] = ["identity", "nope"]
+    with pytest.raises(ValueError, match=r"config key robustness.scenarios.1: 'nope' is not a scenario"):
+        check_config(cfg, "workflow/schemas/config.schema.yaml")
+    cfg = _config()
+    cfg["robustness"]["grids"] = [cfg["robustness"]["grids"][0]] * 2
+    with pytest.raises(ValueError, match="robustness.grids: one entry per d"):
+        check_config(cfg, "workflow/schemas/config.schema.yaml")
+    cfg = _config()
+    cfg["robustness"]["grids"][0]["bits"] = [1]
+    with pytest.raises(ValueError, match="robustness.grids.0.bits.0"):
+        check_config(cfg, "workflow/schemas/config.schema.yaml")
+
+
+def test_paper_config_plan_is_modest():
+    """The paper config's sweep stays small (the full one is workflow/config/sweep.yaml)."""
+    run = _config()["robustness"]
+    plan = rb.run_plan(run["scenarios"], run["models"], run["grids"])
+    assert len(plan[plan.d > 2]) <= 100 and len(plan) <= 400

@@ -16,6 +16,7 @@ FIGURE_TABLE = {
     "fig_stability": (dict(table="results/tables/stability.csv"), "Beyond the OA manifold", dict(eps_small=config["stability"]["eps_small"])),
     "fig_offmanifold": (dict(table="results/tables/offmanifold.csv", traces="results/offmanifold/traces.npz"), "Beyond the OA manifold", {}),
     "fig_highdim": (dict(arrays=expand("results/highdim/{scenario}.npz", scenario=HIGHDIM), table="results/tables/highdim.csv"), "High dimension", dict(scenarios=HIGHDIM)),
+    "fig_robustness": (dict(table="results/tables/robustness.csv"), "Beyond the paper", {}),
 }
 # fmt: on
 FIGURES = list(FIGURE_TABLE)

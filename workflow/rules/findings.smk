@@ -7,6 +7,7 @@ rule findings:
         bifurcation_fit="results/tables/bifurcation_fit.csv",
         stability="results/tables/stability.csv",
         highdim="results/tables/highdim.csv",
+        robustness="results/tables/robustness.csv",
         legend="workflow/report/claims_legend.md",
         lib=lib_inputs("workflow/scripts/findings.py"),
     output:

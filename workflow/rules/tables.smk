@@ -32,6 +32,7 @@ rule claims_table:
         highdim="results/tables/highdim.csv",
         stability="results/tables/stability.csv",
         offmanifold="results/tables/offmanifold.csv",
+        robustness="results/tables/robustness.csv",
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
         report(

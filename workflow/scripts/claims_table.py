@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from lsadyn.paper.claims import claims_2d, claims_highdim, claims_offmanifold, claims_stability, claims_table
+from lsadyn.paper.claims import (claims_2d, claims_highdim, claims_offmanifold, claims_robustness, claims_stability,
+                                 claims_table)
 from lsadyn.paper.io import load_arrays, load_table, setup_log, write_csv
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -13,6 +14,7 @@ rows = claims_2d(sims, load_table(sm.input.bifurcation, "bifurcation_fit"), load
 rows += claims_stability(load_table(sm.input.stability, "stability_run"), sm.params.eps_small)
 rows += claims_offmanifold(load_table(sm.input.offmanifold))
 rows += claims_highdim(load_table(sm.input.highdim, "highdim_run"))
+rows += claims_robustness(load_table(sm.input.robustness, "robustness_run"))
 table = claims_table(rows)
 log.info("claims: %d rows, %d passing", len(table), int((table["pass"] == True).sum()))  # noqa: E712
 write_csv(table, sm.output[0])

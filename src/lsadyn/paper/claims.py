@@ -328,6 +328,14 @@ def claims_stability(st: pd.DataFrame, eps_small: float, floor: float = 1e-6) ->
     return rows
 
 
+def claims_robustness(robustness: pd.DataFrame) -> list[dict]:
+    """C8 rows (beyond the paper, informational): :func:`lsadyn.paper.robustness.claim_rows` of
+    results/tables/robustness.csv."""
+    from .robustness import claim_rows
+
+    return claim_rows(robustness)
+
+
 def claims_table(rows: list[dict]) -> pd.DataFrame:
     """The rows as a DataFrame with ``COLUMNS``; raises ValueError on a duplicate id."""
     table = pd.DataFrame(rows, columns=COLUMNS)

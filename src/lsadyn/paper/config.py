@@ -165,6 +165,41 @@ def _check_ranges(config: dict) -> None:
         if "usa" in hd.get("models", ["usa"]) and beta * norm > 700:
             raise ValueError(f"config key highdim.scenarios.{name}.A: beta |A|_2 ~ {beta * norm:.3g} > 700 "
                              "overflows exp in USA")
+    _check_robustness(config)
+
+
+def _check_robustness(config: dict) -> None:
+    """robustness.scenarios name highdim scenarios; one grid per d; USA logits stay below 700 at the largest δ
+    (|A'|_2 <= |A|_2 + δ |A|_F)."""
+    rb = config.get("robustness", {})
+    known = dict(config.get("highdim", {}).get("scenarios", {}))
+    sn = config.get("persistence", {}).get("saddle_node")
+    if sn:  # the saddle-node pair (lsadyn.paper.persistence.saddle_node_pair)
+        from .persistence import saddle_node_pair
+
+        bif = config.get("bifurcation", {})
+        known.update(saddle_node_pair(bif.get("a", 1.0), bif.get("s", 0.5), sn["delta"], sn["rest_A"], sn["rest_V"],
+                                      sn["horizon"]))
+    for i, name in enumerate(rb.get("scenarios", [])):
+        if name not in known:
+            raise ValueError(f"config key robustness.scenarios.{i}: {name!r} is not a scenario of highdim.scenarios "
+                             f"or the saddle-node pair of persistence.saddle_node ({', '.join(sorted(known))})")
+    dims = [g["d"] for g in rb.get("grids", [])]
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"config key robustness.grids: one entry per d, got d = {dims}")
+    if "usa" not in rb.get("models", ["usa"]):
+        return
+    beta = rb.get("beta", 1.0)
+    for g in rb.get("grids", []):
+        for name in rb.get("scenarios", []):
+            sc = known[name]
+            A2 = np.asarray(sc["A"], dtype=float)
+            nA2 = max(np.linalg.norm(A2, 2), abs(sc["rest_A"]))
+            nAF = np.sqrt(np.sum(A2 ** 2) + (g["d"] - 2) * sc["rest_A"] ** 2)
+            top = beta * (nA2 + max(g["deltas"], default=0.0) * nAF)
+            if top > 700:
+                raise ValueError(f"config key robustness.grids: beta |A'|_2 may reach {top:.3g} > 700 for "
+                                 f"{name} at d = {g['d']} (largest delta); exp overflows in USA")
 
 
 def _check_semantics(config: dict) -> None:

@@ -30,11 +30,12 @@ CLAIM_TITLES = {
     "C5": "Saddle-node bifurcation (Adler equation on |R₂| = 1)",
     "C6": "Structural stability off the OA manifold (bounded-Lipschitz distance ε)",
     "C7": "High dimension: the d = 2 behaviours persist (LSA and USA)",
+    "C8": "Beyond the paper: regimes under perturbed and quantised weights (LSA and USA, d = 2 and high d)",
 }
 #: Which results file holds each claim's key numbers, and the case name in agreement.csv.
 AGREEMENT_CASE = {"C1": "case1", "C2": "case2", "C3": "case3", "C4": "case4", "C5": "bifurcation"}
 FIGURE = {"C1": "fig_case1", "C2": "fig_case2", "C3": "fig_case3", "C4": "fig_case4", "C5": "fig_bifurcation",
-          "C6": "fig_stability", "C7": "fig_highdim"}
+          "C6": "fig_stability", "C7": "fig_highdim", "C8": "fig_robustness"}
 
 
 def _as_bool(x) -> bool:
@@ -161,7 +162,24 @@ def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]
         t = hd[cols].copy()
         t["expect"] = t["expect"].replace("", "(no d = 2 prediction)")
         out.append(("Every run (results/tables/highdim.csv)", t))
+    rb = tables.get("robustness")
+    if claim == "C8" and rb is not None and len(rb):
+        out += robustness_numbers(rb)
     return out
+
+
+def robustness_numbers(rb: pd.DataFrame) -> list[tuple[str, pd.DataFrame | str]]:
+    """C8: the stage's paragraph and its thresholds per (scenario, d, model), from results/tables/robustness.csv."""
+    from .robustness import findings_text, thresholds
+
+    th = thresholds(rb)
+    t = th[["scenario", "d", "model", "reference", "delta_first_change", "delta_all_kept", "bits_needed",
+            "delta_min", "delta_typ"]].rename(columns={
+                "reference": "unperturbed regime", "delta_first_change": "first δ changing it",
+                "delta_all_kept": "largest δ keeping it (all runs)", "bits_needed": "bits keeping it (all b ≥)",
+                "delta_min": "predicted δ_min", "delta_typ": "predicted δ_typ"})
+    return [("What the runs showed (results/tables/robustness.csv)", findings_text(rb)),
+            ("Where the regime changes (NaN: never within the grid; δ_min, δ_typ only for clustered scenarios)", t)]
 
 
 def _md_table(df: pd.DataFrame) -> str:

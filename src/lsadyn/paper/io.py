@@ -288,6 +288,10 @@ TABLES = {
         numeric=("strength", "eps", "abs_R2_0", "abs_R2_tokens", "abs_R2_oa", "rate_tokens", "rate_oa"),
         finite=("strength", "eps"), text=("regime", "family"),
         labels=("regime_tokens", "regime_oa"), integer=("seed", "n"), boolean=("hypothesis",)),
+    "robustness_run": TableSpec(
+        numeric=("delta", "rel_change_A", "rel_change_V", "abs_R2", "rate", "period", "tau", "min_rate"),
+        finite=("delta", "rel_change_V"), text=("scenario", "model", "kind"), labels=("regime",),
+        integer=("run", "d", "n_tokens", "perturb_seed", "bits")),
     "bifurcation_fit": TableSpec(),
     "claims": TableSpec(required=("statement", "pass")),
     "any": TableSpec(),

@@ -388,6 +388,7 @@ def with_reference(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with ``reference`` (the regime of the unperturbed run of the same scenario, d, model) and
     ``kept`` (regime == reference; False for an ``undetermined`` run or reference)."""
     df = df.drop(columns=["reference", "kept"], errors="ignore")
+    df = df.assign(**{c: df[c].fillna("").astype(str) for c in ("predicted", "expect") if c in df})
     ref = df[df.kind == "none"].set_index(["scenario", "d", "model"]).regime.rename("reference")
     if ref.index.duplicated().any():
         raise ValueError("robustness table: more than one unperturbed run per (scenario, d, model)")
@@ -400,15 +401,18 @@ def with_reference(df: pd.DataFrame) -> pd.DataFrame:
 
 def kept_fractions(df: pd.DataFrame) -> pd.DataFrame:
     """Per (scenario, d, model, kind, level): runs, kept, undetermined, fraction_kept (of all runs, an
-    undetermined run counting as not kept), reference regime and the other labels seen. ``level`` is δ for
-    ``perturb`` and b for ``quantise``."""
+    undetermined run counting as not kept), fraction_predicted (of the runs with a :func:`cluster_prediction`,
+    the fraction predicted to keep the reference regime; NaN without predictions), reference regime and the
+    other labels seen. ``level`` is δ for ``perturb`` and b for ``quantise``."""
     df = with_reference(df)
     df = df[df.kind != "none"].assign(level=lambda x: np.where(x.kind == "perturb", x.delta, x.bits.astype(float)))
     rows = []
     for key, g in df.groupby(["scenario", "d", "model", "kind", "level"], sort=True):
         other = g[~g.kept].regime.value_counts()
+        pred = g[g.predicted != ""]
         rows.append(dict(zip(["scenario", "d", "model", "kind", "level"], key), runs=len(g), kept=int(g.kept.sum()),
                          undetermined=int((g.regime == "undetermined").sum()), fraction_kept=float(g.kept.mean()),
+                         fraction_predicted=float((pred.predicted == pred.reference).mean()) if len(pred) else np.nan,
                          reference=g.reference.iloc[0],
                          changed_to=", ".join(f"{k} {v}" for k, v in other.items())))
     return pd.DataFrame(rows)
@@ -448,6 +452,10 @@ def _fmt_levels(fr: pd.DataFrame, kind: str) -> str:
     return ", ".join(f"{name} = {lv:g}: {k}/{n}" for lv, k, n in zip(g.level, g.kept, g.runs)) or "none"
 
 
+def _first(delta: float) -> str:
+    return f"{delta:g}" if np.isfinite(delta) else "none within the grid"
+
+
 def claim_rows(df: pd.DataFrame) -> list[dict]:
     """C8 rows of the claims table (beyond the paper, informational), from the robustness table ``df``:
 
@@ -475,9 +483,8 @@ def claim_rows(df: pd.DataFrame) -> list[dict]:
         if len(p):
             smallest = p[p.delta == p.delta.min()]
             note = (f"unperturbed regime {ref} (d = 2 expectation {g.expect.iloc[0] or 'none'}); kept/runs per "
-                    f"{_fmt_levels(f, 'perturb')}; first change at δ = {t.delta_first_change:g}; changed to: "
-                    + (", ".join(x for x in f[f.kind == "perturb"].changed_to if x) or "none")
-                    + f"; {int((p.regime == 'undetermined').sum())} undetermined")
+                    f"{_fmt_levels(f, 'perturb')}; first change at δ = {_first(t.delta_first_change)}; changed to: "
+                    f"{counts_text(p[~p.kept].regime)}; {int((p.regime == 'undetermined').sum())} undetermined")
             if np.isfinite(t.delta_min):
                 note += f"; predicted δ_min = {t.delta_min:.3g}, δ_typ = {t.delta_typ:.3g}"
             rows.append(_row(f"C8a-{sc}-{model}-d{d}", f"beyond the paper: the {sc} regime ({model.upper()}, d = {d}) "
@@ -486,10 +493,10 @@ def claim_rows(df: pd.DataFrame) -> list[dict]:
         q = g[g.kind == "quantise"]
         if len(q):
             top = q[q.bits == q.bits.max()]
-            note = (f"unperturbed regime {ref}; kept/runs per {_fmt_levels(f, 'quantise')}; every b >= "
-                    f"{t.bits_needed:g} keeps it; changed to: "
-                    + (", ".join(x for x in f[f.kind == "quantise"].changed_to if x) or "none")
-                    + f"; max relative change of V {q.rel_change_V.max():.3g}")
+            keeps = f"every b >= {t.bits_needed:g} keeps it" if np.isfinite(t.bits_needed) else "the largest b changes it"
+            note = (f"unperturbed regime {ref}; kept/runs per {_fmt_levels(f, 'quantise')}; {keeps}; changed to: "
+                    f"{counts_text(q[~q.kept].regime)}; max relative change of A {q.rel_change_A.max():.3g}, "
+                    f"of V {q.rel_change_V.max():.3g}")
             rows.append(_row(f"C8b-{sc}-{model}-d{d}", f"beyond the paper: the {sc} regime ({model.upper()}, d = {d}) "
                              f"is kept when A and V are quantised to {int(q.bits.max())} bits", f"tokens-{model}",
                              len(q), int(q.kept.sum()), bool(top.kept.all()), EVIDENCE, note, informational=True))
@@ -515,7 +522,7 @@ def claim_rows(df: pd.DataFrame) -> list[dict]:
         note = (f"{len(below)} runs below δ_min, {len(flips)} of them changed regime; per scenario and d, δ_min / "
                 f"first change: " + "; ".join(
                     f"{sc} d={d}: {gg.delta_min.iloc[0]:.3g} / "
-                    f"{first[(first.scenario == sc) & (first.d == d)].delta.min():g}"
+                    f"{_first(first[(first.scenario == sc) & (first.d == d)].delta.min())}"
                     for (sc, d), gg in p.groupby(["scenario", "d"], sort=False)))
         rows.append(_row(f"C8d-{model}", "beyond the paper: no clustered run changes regime below "
                          "δ_min = |m0|/||V||_F (m0: distance of V from the rotation threshold)", f"tokens-{model}",

@@ -1,0 +1,70 @@
+# Claim C8 (beyond the paper): the regimes of the embedded highdim scenarios under random weight
+# perturbations and b-bit quantisation (lsadyn.paper.robustness). One job per chunk of runs.
+from lsadyn.paper.persistence import saddle_node_pair
+
+ROBUSTNESS_CHUNKS = list(range(config["robustness"]["chunks"]))
+# Scenarios by name: highdim.scenarios, plus the saddle-node pair once config persistence.saddle_node exists.
+ROBUSTNESS_SCENARIOS = dict(config["highdim"]["scenarios"])
+if "saddle_node" in config.get("persistence", {}):
+    _sn = config["persistence"]["saddle_node"]
+    ROBUSTNESS_SCENARIOS.update(
+        saddle_node_pair(
+            config["bifurcation"]["a"],
+            config["bifurcation"]["s"],
+            _sn["delta"],
+            _sn["rest_A"],
+            _sn["rest_V"],
+            _sn["horizon"],
+        )
+    )
+
+
+rule robustness_chunk:
+    """Every chunks-th run of the plan (scenario x d x model x {none, delta x seed, b}), batched per
+    (scenario, d, model) and decided by the decision procedure."""
+    input:
+        kernels="results/sim/kernels_compiled.txt",
+        lib=lib_inputs("workflow/scripts/robustness_chunk.py"),
+    output:
+        "results/robustness/chunk_{chunk}.csv",
+    log:
+        "logs/robustness/chunk_{chunk}.log",
+    benchmark:
+        "benchmarks/pipeline/robustness_chunk_{chunk}.tsv"
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    params:
+        run=config["robustness"],
+        scenarios={
+            k: ROBUSTNESS_SCENARIOS[k] for k in config["robustness"]["scenarios"]
+        },
+        classifier=config["classifier"],
+        seed=config["seed"] + 700,
+        n_chunks=config["robustness"]["chunks"],
+    script:
+        "../scripts/robustness_chunk.py"
+
+
+rule robustness_table:
+    """All robustness runs in one table (results/tables/robustness.csv)."""
+    input:
+        tables=expand("results/robustness/chunk_{chunk}.csv", chunk=ROBUSTNESS_CHUNKS),
+        lib=lib_inputs("workflow/scripts/robustness_table.py"),
+    output:
+        "results/tables/robustness.csv",
+    log:
+        "logs/robustness_table.log",
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        run=config["robustness"],
+    script:
+        "../scripts/robustness_table.py"
