@@ -95,7 +95,7 @@ for i, sc in enumerate(scenarios):
 handles = [Line2D([], [], color=MODEL_STYLE[m]["color"], ls=MODEL_STYLE[m]["ls"], marker=MODEL_STYLE[m]["marker"],
                   ms=MODEL_STYLE[m]["ms"], lw=0.9, label=m.upper()) for m in models if m in MODEL_STYLE]
 handles += [Line2D([], [], color="k", marker="o", mfc="white", ls="", ms=4, label="some runs undetermined"),
-            Line2D([], [], color="k", marker="x", ls="", ms=5, label="eigenvalue criterion (LSA black, USA grey)"),
+            Line2D([], [], color="k", marker="x", ls="", ms=5, label="predicted kept (eigenvalue criterion; LSA black, USA grey)"),
             Line2D([], [], color="0.35", ls=(0, (4, 2)), lw=0.8, label=r"$\delta_{min} = |m_0|/\|V\|_F$"),
             Line2D([], [], color="0.35", ls=":", lw=0.8, label=r"$\delta_{typ} = d\,\delta_{min}$")]
 fig.legend(handles=handles, loc="outside lower center", ncol=4, frameon=False, fontsize=7)
