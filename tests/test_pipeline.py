@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = "workflow/config/quick.yaml"
 TABLES = ["regimes.csv", "agreement.csv", "disagreements.csv", "claims.csv", "bifurcation_fit.csv", "stability.csv",
-          "highdim.csv", "offmanifold.csv"]
+          "highdim.csv", "offmanifold.csv", "robustness.csv"]
 MOVIES = ["cluster_converge", "cluster_rotate", "interior_converge", "oscillate"]
 SKIP = {"results", "paper_figures", "logs", ".snakemake", ".git", ".venv", ".hypothesis", ".pytest_cache"}
 
@@ -179,7 +179,8 @@ def test_partial_rerun_after_editing_a_figure_notebook(built):
     "module,expected",
     [
         ("paper/plotting.py", sorted(["all", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
-                                      "fig_highdim", "fig_offmanifold", "fig_stability"] + [f"movie[{m}]" for m in MOVIES])),
+                                      "fig_highdim", "fig_offmanifold", "fig_robustness", "fig_stability"]
+                                     + [f"movie[{m}]" for m in MOVIES])),
         ("paper/movie_frames.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES])),
         ("paper/movies.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES] + [f"movie_tokens[{m}]" for m in MOVIES])),
         ("bl.py", sorted(["all", "claims_table", "findings", "fig_stability", "stability_table"]

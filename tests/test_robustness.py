@@ -298,3 +298,11 @@ def test_paper_config_plan_is_modest():
     run = _config()["robustness"]
     plan = rb.run_plan(run["scenarios"], run["models"], run["grids"])
     assert len(plan[plan.d > 2]) <= 100 and len(plan) <= 400
+
+
+def test_claim_rows_have_the_claims_table_columns():
+    from lsadyn.paper.claims import COLUMNS, claims_table
+
+    rows = rb.claim_rows(synthetic_table())
+    assert all(list(r) == COLUMNS for r in rows)
+    assert len(claims_table(rows)) == len(rows)

@@ -446,6 +446,20 @@ def thresholds(df: pd.DataFrame) -> pd.DataFrame:
 EVIDENCE = "paper_figures/fig_robustness.pdf; results/tables/robustness.csv"
 
 
+def _row(rid, statement, method, n_tested, n_agree, ok, evidence, note="", informational=False) -> dict:
+    """One claims-table row (the columns of :data:`lsadyn.paper.claims.COLUMNS`; not imported from there, so
+    that the stage's jobs do not depend on the claims module)."""
+    return {"id": rid, "claim": rid.split("-")[0].rstrip("abcdefghijklmnopqrstuvwxyz"), "statement": statement,
+            "method": method, "n_tested": int(n_tested), "n_agree": int(n_agree), "pass": bool(ok),
+            "informational": bool(informational), "evidence": evidence, "note": note}
+
+
+def counts_text(labels) -> str:
+    """'cluster_converge 40, oscillate 3' (most frequent first); 'none' if empty."""
+    vc = pd.Series(list(labels), dtype=object).value_counts()
+    return ", ".join(f"{k} {v}" for k, v in vc.items()) or "none"
+
+
 def _fmt_levels(fr: pd.DataFrame, kind: str) -> str:
     g = fr[fr.kind == kind]
     name = "δ" if kind == "perturb" else "b"
@@ -469,8 +483,6 @@ def claim_rows(df: pd.DataFrame) -> list[dict]:
       (undetermined runs are counted in the note);
     * ``C8d-<model>``: no clustered run changes regime at δ < δ_min = |m₀|/‖V‖_F (the margin bound).
     """
-    from .claims import _row, counts_text
-
     df = with_reference(df)
     fr = kept_fractions(df)
     th = thresholds(df).set_index(["scenario", "d", "model"])
