@@ -241,6 +241,7 @@ SLURM_FLAGS = ["--workflow-profile", "workflow/profiles/slurm", "--slurm-status-
 
 
 @pytest.mark.slow
+@pytest.mark.slurm
 def test_slurm_build_matches_local_build(built, tmp_path):
     """A real single-node SLURM cluster (tests/slurm/start_cluster.sh; .ci/run installs it) runs
     the quick config's tables through the executor plugin (figures and movies are left out: they add
