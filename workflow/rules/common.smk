@@ -1,5 +1,6 @@
 # Helpers shared by the rules: the list of experiments and the lsadyn modules a script imports.
 import ast
+from functools import cache
 from pathlib import Path
 
 CASES = ["case1", "case2", "case3", "case4", "bifurcation"]
@@ -53,6 +54,10 @@ def _imported_modules(path):
                 if a.name.startswith("lsadyn.")
             )
     return {m for m in found if _module_file(m) is not None}
+
+
+# lib_inputs is called once per script, so the same modules again and again; parse each once per run
+_module_file, _imported_modules = cache(_module_file), cache(_imported_modules)
 
 
 def lib_inputs(script):
