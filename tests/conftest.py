@@ -1,6 +1,8 @@
+import hashlib
 import os
 import shutil
 import tempfile
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -40,14 +42,47 @@ def _stub_unreachable_scontrol():
     os.environ["PATH"] = f"{stub_dir}{os.pathsep}{REAL_PATH}"
 
 
+LIB = Path(__file__).resolve().parents[1] / "src/lsadyn"
+
+
+def _share_numba_cache(config):
+    """One numba cache for the whole suite: the test process, xdist workers, CLI subprocesses and the
+    Snakemake jobs of every test build (their repo copies import lsadyn from this checkout, and the
+    Snakefile keeps a NUMBA_CACHE_DIR it finds set). It lives in pytest's cache folder, in a
+    directory named after a hash of every lsadyn source file and the numba version: numba checks
+    only a function's own file for staleness, so any edit to the library starts a fresh cache
+    (older ones are removed). Compiling the kernels costs ~40 s of CPU; with the cache, once per
+    change of the sources instead of once per process or build. A NUMBA_CACHE_DIR set by the user
+    is kept; with the cache plugin off (-p no:cacheprovider), a temporary one per session."""
+    if os.environ.get("NUMBA_CACHE_DIR") or hasattr(config, "workerinput"):
+        return
+    h = hashlib.sha256(version("numba").encode())
+    for path in sorted(LIB.rglob("*.py")):
+        h.update(str(path.relative_to(LIB)).encode() + b"\0" + path.read_bytes())
+    name = f"numba-{h.hexdigest()[:16]}"
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        folder = Path(tempfile.mkdtemp(prefix="lsadyn-tests-numba-"))
+        os.environ["LSADYN_TESTS_NUMBA_TMP"] = str(folder)
+    else:
+        folder = cache.mkdir(name)
+        for old in folder.parent.glob("numba-*"):
+            if old != folder:
+                shutil.rmtree(old, ignore_errors=True)
+    os.environ["NUMBA_CACHE_DIR"] = str(folder)
+
+
 def pytest_configure(config):
     _stub_unreachable_scontrol()
+    _share_numba_cache(config)
 
 
 def pytest_unconfigure(config):
-    stub_dir = os.environ.get("LSADYN_TESTS_SCONTROL_STUB")
-    if stub_dir and not hasattr(config, "workerinput"):  # the controller (or a plain run) cleans up
-        shutil.rmtree(stub_dir, ignore_errors=True)
+    if hasattr(config, "workerinput"):  # the controller (or a plain run) cleans up
+        return
+    for var in ("LSADYN_TESTS_SCONTROL_STUB", "LSADYN_TESTS_NUMBA_TMP"):
+        if os.environ.get(var):
+            shutil.rmtree(os.environ[var], ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
@@ -57,6 +92,34 @@ def _real_path_for_slurm(request, monkeypatch):
         if stub_dir:
             path = [p for p in os.environ["PATH"].split(os.pathsep) if p != stub_dir]
             monkeypatch.setenv("PATH", os.pathsep.join(path))
+
+
+@pytest.fixture
+def lsadyn_cli(capsys):
+    """Run ``lsadyn.cli.main(args)`` in this process and return a CompletedProcess (returncode,
+    stdout, stderr) as ``python -m lsadyn.cli ARGS`` would (its ``__main__`` only does ``raise
+    SystemExit(main())``; tests that need a real process, for signals, memory limits or runaway runs,
+    still start one). Saves a Python start and the library imports per call. An exception the CLI
+    fails to turn into its one-line error propagates and fails the test."""
+    import signal
+    import subprocess
+
+    from lsadyn import cli
+
+    def run(*args):
+        args = [str(a) for a in args]
+        handler = signal.getsignal(signal.SIGTERM)
+        capsys.readouterr()
+        try:
+            code = cli.main(args)
+        except SystemExit as e:  # argparse: errors and --help
+            code = e.code
+        finally:
+            signal.signal(signal.SIGTERM, handler)  # main() installs its own
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["lsadyn", *args], code, out, err)
+
+    return run
 
 
 @pytest.fixture

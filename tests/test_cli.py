@@ -45,8 +45,8 @@ def test_particles_and_ws_methods():
         (["--V", I], "--A"),
     ],
 )
-def test_bad_input_exit_2_one_line(args, name):
-    r = run("regime", *args)
+def test_bad_input_exit_2_one_line(lsadyn_cli, args, name):
+    r = lsadyn_cli("regime", *args)  # in process: the two tests above run `python -m lsadyn.cli`
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr

@@ -72,21 +72,37 @@ def test_dry_run_plans_every_result(fresh):
     assert not (fresh / "results").exists()
 
 
-@pytest.mark.parametrize(
-    "override,key",
-    [
-        ("case1:\n  n_random: many\n", "case1.n_random"),  # wrong type
-        ("oa:\n  horizon: -3\n", "oa.horizon"),  # negative time
-        ("trajectories:\n  horizon: 0\n", "trajectories.horizon"),
-        ("case2:\n  lam_min: 1\n  lam_max: -1\n", "case2.lam_min"),
-        ("case1:\n  n_rnd: 3\n", "case1.n_rnd"),  # unknown key
-        ("colour: red\n", "colour"),
-        ("highdim:\n  scenarios:\n    identity:\n      A: [[1, 0, 0], [0, 1, 0]]\n", "highdim.scenarios.identity.A"),
-        ("stability:\n  regimes:\n    rotating:\n      V: [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\n",
-         "stability.regimes.rotating.V"),  # wrong size
-        ("stability:\n  horizon: -1.0\n", "stability.horizon"),
-    ],
-)
+BAD_CONFIGS = [
+    ("case1:\n  n_random: many\n", "case1.n_random"),  # wrong type
+    ("oa:\n  horizon: -3\n", "oa.horizon"),  # negative time
+    ("trajectories:\n  horizon: 0\n", "trajectories.horizon"),
+    ("case2:\n  lam_min: 1\n  lam_max: -1\n", "case2.lam_min"),
+    ("case1:\n  n_rnd: 3\n", "case1.n_rnd"),  # unknown key
+    ("colour: red\n", "colour"),
+    ("highdim:\n  scenarios:\n    identity:\n      A: [[1, 0, 0], [0, 1, 0]]\n", "highdim.scenarios.identity.A"),
+    ("stability:\n  regimes:\n    rotating:\n      V: [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\n",
+     "stability.regimes.rotating.V"),  # wrong size
+    ("stability:\n  horizon: -1.0\n", "stability.horizon"),
+]
+
+
+@pytest.mark.parametrize("override,key", BAD_CONFIGS)
+def test_bad_config_names_the_key(override, key):
+    """What the Snakefile does on load, in process: config.yaml with the override merged as Snakemake
+    merges a --configfile, then check_config. Every bad value is named by its key."""
+    import yaml
+
+    from lsadyn.paper.config import check_config, load_config_file, merge
+
+    config = merge(load_config_file(ROOT / "workflow/config/config.yaml"), yaml.safe_load(override))
+    with pytest.raises(ValueError) as err:
+        check_config(config, str(ROOT / "workflow/schemas/config.schema.yaml"))
+    assert str(err.value).startswith(f"config key {key}:") and "\n" not in str(err.value)
+
+
+# Through Snakemake itself (each a separate `snakemake -n`): one of each kind of error (wrong type, unknown key,
+# matrix of the wrong shape) — the wiring is the same for every key; test_bad_config_names_the_key has them all.
+@pytest.mark.parametrize("override,key", [BAD_CONFIGS[0], BAD_CONFIGS[5], BAD_CONFIGS[6]])
 def test_bad_config_stops_before_any_job(fresh, tmp_path, override, key):
     bad = tmp_path / "bad.yaml"
     bad.write_text(override)
