@@ -386,50 +386,6 @@ def _stage_11(x, v, Kx, Kv, h, om, hr, hi):
     return sx / n, sv / n
 
 @njit(cache=True, fastmath=FAST, error_model="numpy")
-def _stage_12(x, v, Kx, Kv, h, om, hr, hi):
-    n = x.size
-    w0 = h * _A[12, 0]
-    kx0 = Kx[0]
-    kv0 = Kv[0]
-    w5 = h * _A[12, 5]
-    kx5 = Kx[5]
-    kv5 = Kv[5]
-    w6 = h * _A[12, 6]
-    kx6 = Kx[6]
-    kv6 = Kv[6]
-    w7 = h * _A[12, 7]
-    kx7 = Kx[7]
-    kv7 = Kv[7]
-    w8 = h * _A[12, 8]
-    kx8 = Kx[8]
-    kv8 = Kv[8]
-    w9 = h * _A[12, 9]
-    kx9 = Kx[9]
-    kv9 = Kv[9]
-    w10 = h * _A[12, 10]
-    kx10 = Kx[10]
-    kv10 = Kv[10]
-    w11 = h * _A[12, 11]
-    kx11 = Kx[11]
-    kv11 = Kv[11]
-    ox = Kx[12]
-    ov = Kv[12]
-    sx = 0.0
-    sv = 0.0
-    for k in range(n):
-        a = x[k] + w0 * kx0[k] + w5 * kx5[k] + w6 * kx6[k] + w7 * kx7[k] + w8 * kx8[k] + w9 * kx9[k] + w10 * kx10[k] + w11 * kx11[k]
-        b = v[k] + w0 * kv0[k] + w5 * kv5[k] + w6 * kv6[k] + w7 * kv7[k] + w8 * kv8[k] + w9 * kv9[k] + w10 * kv10[k] + w11 * kv11[k]
-        zr = a * a - b * b
-        zi = 2.0 * a * b
-        fx = -om * b + hr - (hr * zr + hi * zi)
-        fv = om * a + hi - (hr * zi - hi * zr)
-        ox[k] = fx
-        ov[k] = fv
-        sx += fx
-        sv += fv
-    return sx / n, sv / n
-
-@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_13(x, v, Kx, Kv, h, om, hr, hi):
     n = x.size
     w0 = h * _A[13, 0]
@@ -563,7 +519,7 @@ def _stage_15(x, v, Kx, Kv, h, om, hr, hi):
 
 @njit(cache=True, fastmath=FAST, error_model="numpy")
 def _stage_pass(s, x, v, Kx, Kv, h, om, hr, hi):
-    """K_s = f(y + h Σ_j a_sj K_j) for stage s (1..15); returns the token means of K_s."""
+    """K_s = f(y + h Σ_j a_sj K_j) for stage s (1..11, 13..15); returns the token means of K_s."""
     if s == 1:
         return _stage_1(x, v, Kx, Kv, h, om, hr, hi)
     elif s == 2:
@@ -586,8 +542,6 @@ def _stage_pass(s, x, v, Kx, Kv, h, om, hr, hi):
         return _stage_10(x, v, Kx, Kv, h, om, hr, hi)
     elif s == 11:
         return _stage_11(x, v, Kx, Kv, h, om, hr, hi)
-    elif s == 12:
-        return _stage_12(x, v, Kx, Kv, h, om, hr, hi)
     elif s == 13:
         return _stage_13(x, v, Kx, Kv, h, om, hr, hi)
     elif s == 14:
