@@ -1,6 +1,9 @@
 # Helpers shared by the rules: the list of experiments and the lsadyn modules a script imports.
 import ast
+import hashlib
+import os
 from functools import cache
+from importlib.metadata import version
 from pathlib import Path
 
 CASES = ["case1", "case2", "case3", "case4", "bifurcation"]
@@ -73,3 +76,17 @@ def lib_inputs(script):
             todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))
     files = {str(_module_file(m)) for m in seen} | {str(LIB / "__init__.py")}
     return sorted(files)
+
+
+# numba's on-disk cache of the compiled kernels lives in results/ (not beside the sources), in a folder named
+# after a hash of every module with compiled kernels and the numba version: numba keys a cached function on its
+# own file only, so an edited callee module (e.g. _dop853_stages.py) would otherwise load stale machine code.
+# A NUMBA_CACHE_DIR set by the user is kept.
+def _kernel_cache_dir():
+    h = hashlib.sha256(version("numba").encode())
+    for name in ("compiled2d.py", "_dop853_stages.py", "compiled_sphere.py"):
+        h.update((LIB / name).read_bytes())
+    return Path("results/numba_cache", h.hexdigest()[:16]).resolve()
+
+
+os.environ.setdefault("NUMBA_CACHE_DIR", str(_kernel_cache_dir()))

@@ -1,11 +1,13 @@
 rule compile_kernels:
-    """Compile the numba d = 2 kernels once (cached beside the sources) before the simulate_2d jobs."""
+    """Compile the numba d = 2 kernels once (into NUMBA_CACHE_DIR, see above) before the simulate_2d jobs;
+    first in line (priority), since the d = 2 runs wait for it."""
     input:
         lib=lib_inputs("workflow/scripts/compile_kernels.py"),
     output:
         "results/sim/kernels_compiled.txt",
     log:
         "logs/compile_kernels.log",
+    priority: 50
     conda:
         "../../environment.yml"
     threads: 1
