@@ -1,6 +1,6 @@
 """Wall time of the pipeline on this machine: DAG construction, the quick build and (with
 ``--paper``) the paper build, each in a fresh temporary copy that imports its own src/ (so compiled
-kernels are compiled inside the build, into the copy's results/numba_cache, as on a fresh clone), with
+kernels are compiled inside the build, into the copy's own results/numba_cache, as on a fresh machine), with
 the CPU time of each build (user + system of all its processes, in core-seconds: less sensitive than the
 wall time to other work on a shared machine). Prints a table and writes benchmarks/pipeline_timing.json (without
 ``--paper`` the last paper-build record is kept). Targets: quick build ≤ 40 s, paper build ≤ 4 min on
@@ -41,9 +41,9 @@ def fresh_copy(dest: Path) -> Path:
 
 def copy_env(repo: Path) -> dict:
     """The environment of a build in ``repo``: its own src/ first on PYTHONPATH (not an installed or
-    editable lsadyn elsewhere), and no inherited NUMBA_CACHE_DIR, so the build compiles its kernels into its
-    own results/numba_cache as on a fresh clone."""
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    editable lsadyn elsewhere), and a numba cache of its own (results/numba_cache, empty), so the build
+    compiles its kernels as on a fresh machine."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(repo / "results" / "numba_cache"))
     env["PYTHONPATH"] = os.pathsep.join([str(repo / "src")] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     env.setdefault("MPLBACKEND", "Agg")
     return env

@@ -1,4 +1,4 @@
-"""Glue: compile the d = 2 numba kernels once (into NUMBA_CACHE_DIR, set by workflow/rules/simulate_2d.smk)
+"""Glue: compile the d = 2 numba kernels once (into NUMBA_CACHE_DIR, set by workflow/rules/common.smk)
 before the jobs that use them run in parallel."""
 
 import os
