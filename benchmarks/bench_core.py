@@ -2,7 +2,7 @@
 
 Each entry is the best of several repeats of one field evaluation (``evals_per_s``) and
 ``token_steps_per_s = n · evals_per_s``. Ratios are measured within this one run.
-Usage: ``python benchmarks/bench_core.py [--quick]``.
+Usage: ``python benchmarks/bench_core.py [--quick]``; ``--profile-tokens2d`` prints where a d = 2 token step goes.
 """
 
 from __future__ import annotations
@@ -175,6 +175,75 @@ def bench_tokens_2d(rows, n=1000, points=16):
             "token_evals_per_point": best[1] / points}
 
 
+def profile_tokens_2d(n=1000, repeats=2000):
+    """``--profile-tokens2d``: where a DOP853 step of the d = 2 token run goes, per token (CPU time, so other
+    work on the machine counts less): each stage pass (stage s reads y and the nnz(s) earlier stage rows,
+    evaluates the field, sums the means), the new-state/error pass (y_new and the 5th/3rd-order error sums
+    over the 8 rows of B, E5, E3, then the FSAL field at y_new), against the fused field floor, plus the
+    floating-point operation count of a step relative to 12 floor evaluations (a lower bound on the ratio
+    when both are limited by arithmetic). Prints only."""
+    from numba import njit
+    from scipy.integrate._ivp import dop853_coefficients as dop
+
+    from lsadyn._dop853_stages import _new_state_and_error, _stage_pass
+    from lsadyn.compiled2d import N_STAGES, field_floor
+
+    @njit
+    def stages(s, reps, x, v, Kx, Kv):
+        acc = 0.0
+        for _ in range(reps):
+            a, b = _stage_pass(s, x, v, Kx, Kv, 1e-3, 0.1, 0.2, 0.3)
+            acc += a
+        return acc
+
+    @njit
+    def error_pass(reps, x, v, Kx, Kv, xn, vn):
+        acc = 0.0
+        for _ in range(reps):
+            a, b, c, d = _new_state_and_error(x, v, Kx, Kv, 1e-3, xn, vn, 1e-7, 1e-9, 0.1, 0.2, 0.3)
+            acc += a
+        return acc
+
+    rng = np.random.default_rng(0)
+    th = rng.uniform(0, 2 * np.pi, n)
+    x, v = np.cos(th), np.sin(th)
+    Kx, Kv = 0.1 * rng.random((16, n)), 0.1 * rng.random((16, n))
+    xn, vn = np.empty(n), np.empty(n)
+    P = 16
+    X, Y = np.tile(x, (P, 1)), np.tile(v, (P, 1))
+    OX, OY = np.empty_like(X), np.empty_like(Y)
+    cf = rng.random((3, P, 3))
+
+    def cpu_best(fn, per):
+        fn()
+        best = np.inf
+        for _ in range(5):
+            t0 = time.process_time()
+            fn()
+            best = min(best, time.process_time() - t0)
+        return best / per * 1e9
+
+    nnz = [int(np.count_nonzero(dop.A[s, :s])) for s in range(1, N_STAGES)]
+    t_stage = [cpu_best(lambda s=s: stages(s, repeats, x, v, Kx, Kv), repeats * n) for s in range(1, N_STAGES)]
+    t_err = cpu_best(lambda: error_pass(repeats, x, v, Kx, Kv, xn, vn), repeats * n)
+    t_floor = cpu_best(lambda: [field_floor(X, Y, cf[0], cf[1], cf[2], np.ones(P), OX, OY) for _ in range(200)],
+                       200 * P * n)
+    print(f"{'pass':<22}{'nnz':>4}{'ns/token':>10}{'x floor':>9}")
+    for s, (k, t) in enumerate(zip(nnz, t_stage), start=1):
+        print(f"{'stage ' + str(s):<22}{k:>4}{t:>10.3f}{t / t_floor:>9.2f}")
+    print(f"{'new state + error':<22}{3 * 8:>4}{t_err:>10.3f}{t_err / t_floor:>9.2f}")
+    step = sum(t_stage) + t_err
+    print(f"{'floor (field + mean)':<22}{'':>4}{t_floor:>10.3f}{1:>9.2f}")
+    print(f"step / 12 evaluations: {step / 12:.3f} ns per token-evaluation = {step / 12 / t_floor:.2f} x floor "
+          f"(stage passes {100 * sum(t_stage) / step:.0f} %, new state + error {100 * t_err / step:.0f} %)")
+    # flops per token: field 12 + 2 mean sums per evaluation; 2 multiply-adds per stage coefficient, 2 x 24 for
+    # y_new, E5, E3; ~8 per component for scale and squared errors
+    field, sums = 12, 2
+    step_flops = 12 * (field + sums) + 2 * sum(nnz) + 2 * 24 + 2 * 8
+    print(f"flop count: step {step_flops} vs 12 floor evaluations {12 * (field + sums)}: "
+          f"{step_flops / (12 * (field + sums)):.2f} x (lower bound of the ratio when arithmetic-bound)")
+
+
 def bench_bl(rows):
     from lsadyn.bl import bl_distance_to_uniform
 
@@ -332,7 +401,11 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads for the d = 100 rows (default 1)")
     ap.add_argument("--only-highdim", action="store_true", help="refresh only the d = 100 rows of results.json")
     ap.add_argument("--only-tokens2d", action="store_true", help="refresh only the d = 2 token rows of results.json")
+    ap.add_argument("--profile-tokens2d", action="store_true",
+                    help="print where a d = 2 DOP853 step goes (per pass, against the floor); writes nothing")
     args = ap.parse_args(argv)
+    if args.profile_tokens2d:
+        return profile_tokens_2d()
     if args.only_highdim:
         return refresh_highdim(args)
     if args.only_tokens2d:
