@@ -78,16 +78,19 @@ def lib_inputs(script):
     return sorted(files)
 
 
-# numba's on-disk cache of the compiled kernels: a folder named after a hash of every module with compiled
-# kernels and the numba version, in the user's cache directory ($XDG_CACHE_HOME or ~/.cache, lsadyn/numba/),
-# not beside the sources. numba keys a cached function on its own file only, so an edited callee module
-# (e.g. _dop853_stages.py) would otherwise load stale machine code; with the hash, edited kernels get a new
-# folder, while clones and copies with the same kernels (tests, sweeps) share one compile.
+# numba's on-disk cache of the compiled kernels: in the user's cache directory ($XDG_CACHE_HOME or ~/.cache,
+# lsadyn/numba/), not beside the sources, in a folder named after a hash of the numba version and of every
+# lsadyn module that mentions numba. numba keys a cached function on its own file only, so an edited callee
+# module (e.g. _dop853_stages.py) would otherwise load stale machine code; with the hash, edited kernels get a
+# new folder, while clones and copies with the same kernels (tests, sweeps) share one compile.
 # A NUMBA_CACHE_DIR set by the user is kept.
 def _kernel_cache_dir():
     h = hashlib.sha256(version("numba").encode())
-    for name in ("compiled2d.py", "_dop853_stages.py", "compiled_sphere.py"):
-        h.update((LIB / name).read_bytes())
+    for path in sorted(LIB.rglob("*.py")):
+        text = path.read_bytes()
+        if b"numba" in text:
+            h.update(str(path.relative_to(LIB)).encode())
+            h.update(text)
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base, "lsadyn", "numba", h.hexdigest()[:16])
 
