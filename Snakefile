@@ -46,6 +46,7 @@ include: "workflow/rules/stability.smk"
 include: "workflow/rules/highdim.smk"
 include: "workflow/rules/offmanifold.smk"
 include: "workflow/rules/robustness.smk"
+include: "workflow/rules/persistence.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/findings.smk"
@@ -63,6 +64,7 @@ rule all:
         "results/FINDINGS.md",
         "results/tables/offmanifold.csv",
         "results/tables/robustness.csv",
+        "results/tables/persistence.csv",
         expand("paper_figures/{fig}.{ext}", fig=FIGURES, ext=["pdf", "png"]),
         expand("paper_figures/movies/{movie}_d{dim}.gif", movie=MOVIES, dim=MOVIE_DIMS),
 

@@ -12,6 +12,7 @@ from lsadyn.integrate import integrate_sphere, uniform_sphere
 from lsadyn.metrics import axis_observer
 from lsadyn.paper import persistence as P
 from lsadyn.paper.highdim import embed_scenario
+from lsadyn.paper.persistence_run import run_chunk
 
 ROT_V2 = [[1.0, -1.0], [1.0, 1.0]]  # V = I + J: w = 1, q = 0
 SCENARIOS_HD = {
@@ -173,13 +174,13 @@ def test_small_build_gives_rows_and_claims():
     cfg = _cfg()
     sc = P.scenario_set(SCENARIOS_HD, BIF, SADDLE)
     plan = P.run_plan(cfg, sc, 7)
-    table = P.run_chunk(plan, sc, n_samples=cfg["n_samples"], dt=cfg["dt"], budget=cfg["budget_factor"])
+    table = run_chunk(plan, sc, n_samples=cfg["n_samples"], dt=cfg["dt"], budget=cfg["budget_factor"])
     assert len(table) == len(plan) and set(P.RESULT_COLUMNS) <= set(table.columns)
     rot = table[(table.study == "dimension") & (table.scenario == "rotation") & (table.regime == "cluster_rotate")]
     assert len(rot) and (rot.rate_rel_err < 1e-3).all()
-    rows = P.claim_rows(table, sc)
+    rows = P.claim_rows(table)
     ids = {r["id"] for r in rows}
     assert {"C7-rotation-lsa", "C7-identity-usa", "C9-lsa", "C9-usa", "C10-lsa-rotation", "C10-usa-rotation"} <= ids
     assert all(r["informational"] for r in rows if r["id"].startswith(("C9", "C10", "C7r", "C7-saddle")))
-    text = P.findings_paragraph(table, sc)
+    text = P.findings_paragraph(table)
     assert "Dimension sweep" in text and "Random weights" in text

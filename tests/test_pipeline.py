@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = "workflow/config/quick.yaml"
 TABLES = ["regimes.csv", "agreement.csv", "disagreements.csv", "claims.csv", "bifurcation_fit.csv", "stability.csv",
-          "highdim.csv", "offmanifold.csv", "robustness.csv"]
+          "highdim.csv", "offmanifold.csv", "robustness.csv", "persistence.csv"]
 MOVIES = ["cluster_converge", "cluster_rotate", "interior_converge", "oscillate"]
 SKIP = {"results", "paper_figures", "logs", ".snakemake", ".git", ".venv", ".hypothesis", ".pytest_cache"}
 
@@ -146,7 +146,7 @@ def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
     for t in TABLES:
         assert (built / "results/tables" / t).stat().st_size > 0
     for fig in ["fig_case1", "fig_case2", "fig_case3", "fig_case4", "fig_bifurcation", "fig_stability", "fig_highdim",
-                "fig_offmanifold"]:
+                "fig_offmanifold", "fig_persistence"]:
         assert (built / f"paper_figures/{fig}.pdf").stat().st_size > 1000
         assert (built / f"paper_figures/{fig}.png").stat().st_size > 1000
     assert planned_jobs(built) == []
@@ -160,7 +160,8 @@ def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
     claims = (built / "results/tables/claims.csv").read_text()
     for cid in ["C1a-oa", "C1a-tokens", "C1b-ws", "C1c-hurwitz", "C1c-centre", "C2a-oa", "C2b-tokens", "C3a",
                 "C3a-commuting", "C3b", "C4a-oscillate", "C4b", "C4c", "C5a", "C5b", "C5c", "C6a-sym_pos_def",
-                "C6b-lambda_max_pos", "C7-lsa", "C7-shape-usa"]:
+                "C6b-lambda_max_pos", "C7-lsa", "C7-shape-usa", "C7-rotation-lsa", "C7-oscillation-usa", "C9-lsa",
+                "C10-usa-rotation"]:
         assert f"\n{cid}," in claims
 
 
@@ -195,7 +196,8 @@ def test_partial_rerun_after_editing_a_figure_notebook(built):
     "module,expected",
     [
         ("paper/plotting.py", sorted(["all", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
-                                      "fig_highdim", "fig_offmanifold", "fig_robustness", "fig_stability"]
+                                      "fig_highdim", "fig_offmanifold", "fig_persistence", "fig_robustness",
+                                      "fig_stability"]
                                      + [f"movie[{m}]" for m in MOVIES])),
         ("paper/movie_frames.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES])),
         ("paper/movies.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES] + [f"movie_tokens[{m}]" for m in MOVIES])),
@@ -310,7 +312,7 @@ def test_report_renders_every_figure_in_a_real_browser(built, tmp_path):
     figures = {
         "d = 2 cases": ["fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4"],
         "Beyond the OA manifold": ["fig_offmanifold", "fig_stability"],
-        "High dimension": ["fig_highdim"],
+        "High dimension": ["fig_highdim", "fig_persistence"],
     }
     problems = []
     with sync_playwright() as p:

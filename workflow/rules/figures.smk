@@ -17,6 +17,7 @@ FIGURE_TABLE = {
     "fig_offmanifold": (dict(table="results/tables/offmanifold.csv", traces="results/offmanifold/traces.npz"), "Beyond the OA manifold", {}),
     "fig_highdim": (dict(arrays=expand("results/highdim/{scenario}.npz", scenario=HIGHDIM), table="results/tables/highdim.csv"), "High dimension", dict(scenarios=HIGHDIM)),
     "fig_robustness": (dict(table="results/tables/robustness.csv"), "Beyond the paper", {}),
+    "fig_persistence": (dict(table="results/tables/persistence.csv"), "High dimension", {}),
 }
 # fmt: on
 FIGURES = list(FIGURE_TABLE)

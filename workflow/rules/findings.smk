@@ -8,6 +8,7 @@ rule findings:
         stability="results/tables/stability.csv",
         highdim="results/tables/highdim.csv",
         robustness="results/tables/robustness.csv",
+        persistence="results/tables/persistence.csv",
         legend="workflow/report/claims_legend.md",
         lib=lib_inputs("workflow/scripts/findings.py"),
     output:

@@ -33,6 +33,7 @@ rule claims_table:
         stability="results/tables/stability.csv",
         offmanifold="results/tables/offmanifold.csv",
         robustness="results/tables/robustness.csv",
+        persistence="results/tables/persistence.csv",
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
         report(

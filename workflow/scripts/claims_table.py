@@ -5,6 +5,7 @@ from pathlib import Path
 from lsadyn.paper.claims import (claims_2d, claims_highdim, claims_offmanifold, claims_robustness, claims_stability,
                                  claims_table)
 from lsadyn.paper.io import load_arrays, load_table, setup_log, write_csv
+from lsadyn.paper.persistence import claim_rows as persistence_claim_rows
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])
@@ -15,6 +16,7 @@ rows += claims_stability(load_table(sm.input.stability, "stability_run"), sm.par
 rows += claims_offmanifold(load_table(sm.input.offmanifold))
 rows += claims_highdim(load_table(sm.input.highdim, "highdim_run"))
 rows += claims_robustness(load_table(sm.input.robustness, "robustness_run"))
+rows += persistence_claim_rows(load_table(sm.input.persistence, "persistence_run"), sm.params.max_undetermined)
 table = claims_table(rows)
 log.info("claims: %d rows, %d passing", len(table), int((table["pass"] == True).sum()))  # noqa: E712
 write_csv(table, sm.output[0])

@@ -11,7 +11,7 @@ claims = load_table(sm.input.claims, "claims")
 tables = {name: load_table(getattr(sm.input, name), kind, min_rows=0)
           for name, kind in (("agreement", "any"), ("disagreements", "any"), ("bifurcation_fit", "bifurcation_fit"),
                              ("stability", "stability_run"), ("highdim", "highdim_run"),
-                             ("robustness", "robustness_run"))}
+                             ("robustness", "robustness_run"), ("persistence", "persistence_run"))}
 tables["eps_small"] = sm.params.settings["eps_small"]
 legend = Path(sm.input.legend).read_text()
 pages = {sm.output.markdown: findings_markdown(claims, tables, sm.params.settings),

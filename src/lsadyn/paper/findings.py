@@ -31,11 +31,14 @@ CLAIM_TITLES = {
     "C6": "Structural stability off the OA manifold (bounded-Lipschitz distance ε)",
     "C7": "High dimension: the d = 2 behaviours persist (LSA and USA)",
     "C8": "Beyond the paper: regimes under perturbed and quantised weights (LSA and USA, d = 2 and high d)",
+    "C9": "Beyond the paper: random weights A, V ~ N(0, 1/d) (LSA and USA)",
+    "C10": "Beyond the paper: β for softmax (USA) and linear (LSA) attention",
 }
 #: Which results file holds each claim's key numbers, and the case name in agreement.csv.
 AGREEMENT_CASE = {"C1": "case1", "C2": "case2", "C3": "case3", "C4": "case4", "C5": "bifurcation"}
 FIGURE = {"C1": "fig_case1", "C2": "fig_case2", "C3": "fig_case3", "C4": "fig_case4", "C5": "fig_bifurcation",
-          "C6": "fig_stability", "C7": "fig_highdim", "C8": "fig_robustness"}
+          "C6": "fig_stability", "C7": "fig_highdim", "C8": "fig_robustness", "C9": "fig_persistence",
+          "C10": "fig_persistence"}
 
 
 def _as_bool(x) -> bool:
@@ -182,6 +185,15 @@ def robustness_numbers(rb: pd.DataFrame) -> list[tuple[str, pd.DataFrame | str]]
             ("Where the regime changes (NaN: never within the grid; δ_min, δ_typ only for clustered scenarios)", t)]
 
 
+def persistence_section(table: pd.DataFrame | None) -> str:
+    """The persistence stage's paragraph (issue 12), computed from results/tables/persistence.csv."""
+    if table is None or not len(table):
+        return ""
+    from .persistence import findings_paragraph
+
+    return findings_paragraph(table)
+
+
 def _md_table(df: pd.DataFrame) -> str:
     def cell(x):
         return _fmt(x).replace("|", "\\|").replace("\n", " ")
@@ -238,6 +250,9 @@ def findings_markdown(claims: pd.DataFrame, tables: dict, settings: dict) -> str
         for heading, body in key_numbers(claim, tables):
             lines += [f"{heading}:", ""]
             lines += [_md_table(body) if isinstance(body, pd.DataFrame) else body, ""]
+    persistence = persistence_section(tables.get("persistence"))
+    if persistence:
+        lines += ["", persistence.rstrip()]
     lines += ["", "Row ids: see `workflow/report/claims_legend.md`. Every number above is read from the results "
               "tables of this build."]
     return "\n".join(lines).rstrip() + "\n"

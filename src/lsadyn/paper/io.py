@@ -292,6 +292,11 @@ TABLES = {
         numeric=("delta", "rel_change_A", "rel_change_V", "abs_R2", "rate", "period", "tau", "min_rate"),
         finite=("delta", "rel_change_V"), text=("scenario", "model", "kind"), labels=("regime",),
         integer=("run", "d", "n_tokens", "perturb_seed", "bits")),
+    "persistence_run": TableSpec(
+        numeric=("r_final", "r_min", "r_max", "r_mean", "rate", "period", "mean_token_norm", "majority", "tau",
+                 "rate_theory", "rate_rel_err", "beta", "horizon"),
+        finite=("beta", "horizon", "tau"), text=("study", "scenario", "model", "cluster_shape"), labels=("regime",),
+        integer=("run_id", "d", "seed", "n_tokens")),
     "bifurcation_fit": TableSpec(),
     "claims": TableSpec(required=("statement", "pass")),
     "any": TableSpec(),

@@ -12,7 +12,8 @@ Three studies, one table (``results/tables/persistence.csv``, column ``study``):
 
 Every run is one member of a batch of token systems of the same size integrated together
 (:func:`lsadyn.batch_sphere.regime_batch`: vectorised RK4, the shared decision procedure); a pipeline job
-runs one chunk of the run plan (:func:`run_plan`, :func:`chunk_of`). Time units: LSA
+runs one chunk of the run plan (:func:`run_plan`, :func:`chunk_of`) with
+:func:`lsadyn.paper.persistence_run.run_chunk`. This module plans, predicts and summarises (no integration). Time units: LSA
 τ = 1/(β‖A‖‖V‖), USA τ = 1/(‖V‖ e^{β‖A‖}) (:func:`lsadyn.batch_sphere.run_time_scale`).
 
 **Derived rotation rate** (tested against simulation in tests/test_persistence.py). Let A = I and the
@@ -44,6 +45,7 @@ SHAPES = ("single", "antipodal_pair", "none")
 SEED_OFFSET = {"dimension": 1200, "random": 1300, "beta": 1400}
 #: Scenarios beyond the paper's claim 7 (their C7 rows are informational).
 BEYOND_PAPER = ("saddle_converge", "saddle_rotate")
+PLAN_COLUMNS = ["study", "scenario", "expect", "model", "d", "seed", "beta", "horizon", "n_tokens"]
 RESULT_COLUMNS = ["regime", "r_final", "r_min", "r_max", "r_mean", "rate", "period", "cluster_shape",
                   "mean_token_norm", "majority", "tau", "budget_factor", "rate_theory", "rate_rel_err"]
 
@@ -99,7 +101,8 @@ def plane_rotation_rate(A2, V2, beta: float, model: str, shape: str = "single", 
 
 
 def run_plan(cfg: dict, scenarios: dict, seed: int) -> pd.DataFrame:
-    """Every run of the three studies as rows (study, scenario, model, d, seed, beta, horizon, n_tokens),
+    """Every run of the three studies as rows (:data:`PLAN_COLUMNS`; ``expect``: the scenario's d = 2 regime,
+    empty for random weights),
     in a fixed order, with ``run_id`` and ``batch`` (runs of one batch share model, d, β, horizon and n and
     are integrated together). ``cfg``: config ``persistence``; ``scenarios``: :func:`scenario_set`;
     ``seed``: the base seed (study offsets :data:`SEED_OFFSET`)."""
@@ -114,13 +117,14 @@ def run_plan(cfg: dict, scenarios: dict, seed: int) -> pd.DataFrame:
         for d in dim["d"]:
             for name in dim["scenarios"]:
                 for k in range(int(dim["seeds"])):
-                    rows.append(("dimension", name, model, int(d), seed + SEED_OFFSET["dimension"] + k,
-                                 float(cfg["beta"]), float(scenarios[name]["horizon"]), n))
+                    rows.append(("dimension", name, scenarios[name]["expect"], model, int(d),
+                                 seed + SEED_OFFSET["dimension"] + k, float(cfg["beta"]),
+                                 float(scenarios[name]["horizon"]), n))
     rw = cfg["random_weights"]
     for model in cfg["models"]:
         for d in rw["d"]:
             for k in range(int(rw["seeds"])):
-                rows.append(("random", "random_weights", model, int(d), seed + SEED_OFFSET["random"] + k,
+                rows.append(("random", "random_weights", "", model, int(d), seed + SEED_OFFSET["random"] + k,
                              float(cfg["beta"]), float(rw["horizon"]), n))
     bs = cfg["beta_sweep"]
     for name in bs["scenarios"]:
@@ -130,9 +134,9 @@ def run_plan(cfg: dict, scenarios: dict, seed: int) -> pd.DataFrame:
         for b in bs["beta"]:
             for name in bs["scenarios"]:
                 for k in range(int(bs["seeds"])):
-                    rows.append(("beta", name, model, int(bs["d"]), seed + SEED_OFFSET["beta"] + k, float(b),
-                                 float(scenarios[name]["horizon"]), n))
-    plan = pd.DataFrame(rows, columns=["study", "scenario", "model", "d", "seed", "beta", "horizon", "n_tokens"])
+                    rows.append(("beta", name, scenarios[name]["expect"], model, int(bs["d"]),
+                                 seed + SEED_OFFSET["beta"] + k, float(b), float(scenarios[name]["horizon"]), n))
+    plan = pd.DataFrame(rows, columns=PLAN_COLUMNS)
     plan.insert(0, "run_id", np.arange(len(plan)))
     key = plan[["study", "model", "d", "beta", "horizon"]].astype(str).agg("|".join, axis=1)
     plan["batch"] = pd.factorize(key)[0]
@@ -172,58 +176,6 @@ def chunk_of(cfg: dict, scenarios: dict, seed: int, chunk: int) -> pd.DataFrame:
     return plan[ids == chunk].reset_index(drop=True)
 
 
-# ---------------------------------------------------------------------------------------------- runs
-
-
-def run_matrices(row, scenarios: dict):
-    """(A, V) of one planned run: the embedded scenario, or N(0, 1/d) entries (``random`` study) drawn
-    from ``default_rng((seed, d))``."""
-    d = int(row["d"])
-    if row["study"] == "random":
-        rng = np.random.default_rng((int(row["seed"]), d))
-        return rng.standard_normal((d, d)) / np.sqrt(d), rng.standard_normal((d, d)) / np.sqrt(d)
-    from .highdim import embed_scenario
-
-    sc = scenarios[row["scenario"]]
-    return embed_scenario(sc["A"], sc["V"], d, sc["rest_A"], sc["rest_V"], sc.get("noise", 0.0), int(row["seed"]))
-
-
-def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float, budget: float, tol=None,
-              progress=None) -> pd.DataFrame:
-    """Integrate and decide the runs (rows of :func:`run_plan`), batch by batch; returns the rows with
-    :data:`RESULT_COLUMNS`. Tokens: ``uniform_sphere(n, d, seed)`` (same seed, same tokens for every
-    scenario and model). ``progress(done, total)`` after each batch."""
-    from ..batch_sphere import regime_batch
-    from ..integrate import uniform_sphere
-
-    out = []
-    done = 0
-    for _, g in runs.groupby("batch", sort=False):
-        AV = [run_matrices(r, scenarios) for _, r in g.iterrows()]
-        A = np.stack([a for a, _ in AV])
-        V = np.stack([v for _, v in AV])
-        X0 = np.stack([uniform_sphere(int(r.n_tokens), int(r.d), int(r.seed)) for r in g.itertuples()])
-        first = g.iloc[0]
-        res = regime_batch(first.model, A, V, g.beta.to_numpy(), X0, horizon=float(first.horizon),
-                           n_samples=n_samples, dt=dt, tol=tol, budget=budget)
-        for (_, r), b in zip(g.iterrows(), res):
-            rec = r.to_dict()
-            sc = scenarios.get(r.scenario)
-            theory = (plane_rotation_rate(sc["A"], sc["V"], r.beta, r.model, b.cluster_shape, b.majority)
-                      if sc is not None and b.result.regime == "cluster_rotate" else float("nan"))
-            rate = abs(b.result.arg_R2_rate)  # d > 2: the unsigned angle swept by the leading axis
-            rec.update(regime=b.result.regime, r_final=b.result.abs_R2, r_min=b.r_min, r_max=b.r_max,
-                       r_mean=b.r_mean, rate=rate, period=b.result.period, cluster_shape=b.cluster_shape,
-                       mean_token_norm=b.mean_token_norm, majority=b.majority, tau=b.tau,
-                       budget_factor=b.result.details.get("budget_factor", np.nan), rate_theory=theory,
-                       rate_rel_err=abs(rate / abs(theory) - 1) if np.isfinite(theory) and theory else np.nan)
-            out.append(rec)
-        done += len(g)
-        if progress is not None:
-            progress(done, len(runs))
-    return pd.DataFrame(out)
-
-
 # ---------------------------------------------------------------------------------------------- summaries
 
 
@@ -238,16 +190,15 @@ def d2_reference(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["scenario", "model", "regime_d2", "period_d2"])
 
 
-def persistence_summary(table: pd.DataFrame, scenarios: dict) -> pd.DataFrame:
-    """Per (scenario, model) of the ``dimension`` study: runs, runs in the d = 2 regime (``expect`` of the
-    scenario), undetermined runs, the largest d up to which every run persists, cluster-shape counts of the
+def persistence_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (scenario, model) of the ``dimension`` study: runs, runs in the d = 2 regime (column ``expect``), undetermined runs, the largest d up to which every run persists, cluster-shape counts of the
     clustered runs, the largest relative error of the rotation rate against :func:`plane_rotation_rate`, and
     the oscillation period relative to the d = 2 runs (range)."""
     dim = table[table.study == "dimension"]
     ref = d2_reference(table).set_index(["scenario", "model"])
     rows = []
     for (sc, m), g in dim.groupby(["scenario", "model"], sort=False):
-        expect = scenarios[sc]["expect"]
+        expect = g.expect.iloc[0]
         ok = g.regime == expect
         per_d = g.assign(ok=ok).groupby("d").ok.all()
         broken = per_d[~per_d]
@@ -313,7 +264,14 @@ def regime_changes(g: pd.DataFrame, expect: str) -> str:
 # ---------------------------------------------------------------------------------------------- claims
 
 
-def claim_rows(table: pd.DataFrame, scenarios: dict, max_undetermined: float = 0.05, rate_tol: float = 1e-3) -> list:
+def _row(rid, statement, method, n_tested, n_agree, ok, evidence, note="", informational=False):
+    """One claims row (the columns of lsadyn.paper.claims.COLUMNS; claim = the id's leading C<k>)."""
+    return {"id": rid, "claim": rid.split("-")[0].rstrip("abcdefghijklmnopqrstuvwxyz"), "statement": statement,
+            "method": method, "n_tested": int(n_tested), "n_agree": int(n_agree), "pass": bool(ok),
+            "informational": bool(informational), "evidence": evidence, "note": note}
+
+
+def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: float = 1e-3) -> list:
     """Claims rows (columns of :data:`lsadyn.paper.claims.COLUMNS`) from ``results/tables/persistence.csv``:
 
     * ``C7-<scenario>-<model>``: the fraction of (d, seed) runs in the scenario's d = 2 regime, with the
@@ -324,13 +282,11 @@ def claim_rows(table: pd.DataFrame, scenarios: dict, max_undetermined: float = 0
     * ``C10-lsa-<scenario>`` (β only rescales time for LSA: same regime at every β, rate/β constant) and
       ``C10-usa-<scenario>`` (USA: does the d = 2 regime persist at every β; where it changes), beyond the paper.
     """
-    from .claims import _row
-
     rows = []
     ev = "paper_figures/fig_persistence.pdf; results/tables/persistence.csv"
     dim = table[table.study == "dimension"]
     for (sc, m), g in dim.groupby(["scenario", "model"], sort=False):
-        expect = scenarios[sc]["expect"]
+        expect = g.expect.iloc[0]
         agree = int((g.regime == expect).sum())
         und = int((g.regime == "undetermined").sum())
         wrong = len(g) - agree - und
@@ -369,7 +325,7 @@ def claim_rows(table: pd.DataFrame, scenarios: dict, max_undetermined: float = 0
                          und == 0, ev, f"{und} of {len(g)} undetermined; {per_d}", informational=True))
     bs = table[table.study == "beta"]
     for (sc, m), g in bs.groupby(["scenario", "model"], sort=False):
-        expect = scenarios[sc]["expect"]
+        expect = g.expect.iloc[0]
         agree = int((g.regime == expect).sum())
         betas = ", ".join(f"{b:g}" for b in sorted(g.beta.unique()))
         d = int(g.d.iloc[0])
@@ -397,11 +353,11 @@ def claim_rows(table: pd.DataFrame, scenarios: dict, max_undetermined: float = 0
     return rows
 
 
-def findings_paragraph(table: pd.DataFrame, scenarios: dict) -> str:
+def findings_paragraph(table: pd.DataFrame) -> str:
     """The FINDINGS.md paragraph of the persistence stage, computed from the table."""
     if table is None or not len(table):
         return ""
-    s = persistence_summary(table, scenarios)
+    s = persistence_summary(table)
     lines = ["## Persistence across dimension, random weights and β (issue 12)", ""]
     if len(s):
         tot, per = int(s.n_runs.sum()), int(s.n_persist.sum())

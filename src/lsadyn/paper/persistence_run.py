@@ -1,0 +1,57 @@
+"""Runs of the persistence stage (issue 12): the planned runs of one chunk (:mod:`lsadyn.paper.persistence`)
+integrated batch by batch with :func:`lsadyn.batch_sphere.regime_batch` and tabulated with the derived rotation
+rate (:func:`lsadyn.paper.persistence.plane_rotation_rate`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..batch_sphere import regime_batch
+from ..integrate import uniform_sphere
+from .highdim import embed_scenario
+from .persistence import plane_rotation_rate
+
+
+def run_matrices(row, scenarios: dict):
+    """(A, V) of one planned run: the embedded scenario, or N(0, 1/d) entries (``random`` study) drawn
+    from ``default_rng((seed, d))``."""
+    d = int(row["d"])
+    if row["study"] == "random":
+        rng = np.random.default_rng((int(row["seed"]), d))
+        return rng.standard_normal((d, d)) / np.sqrt(d), rng.standard_normal((d, d)) / np.sqrt(d)
+    sc = scenarios[row["scenario"]]
+    return embed_scenario(sc["A"], sc["V"], d, sc["rest_A"], sc["rest_V"], sc.get("noise", 0.0), int(row["seed"]))
+
+
+def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float, budget: float, tol=None,
+              progress=None) -> pd.DataFrame:
+    """Integrate and decide the runs (rows of :func:`lsadyn.paper.persistence.run_plan`), batch by batch; returns
+    the rows with :data:`lsadyn.paper.persistence.RESULT_COLUMNS`. Tokens: ``uniform_sphere(n, d, seed)`` (same seed, same tokens for every
+    scenario and model). ``progress(done, total)`` after each batch."""
+    out = []
+    done = 0
+    for _, g in runs.groupby("batch", sort=False):
+        AV = [run_matrices(r, scenarios) for _, r in g.iterrows()]
+        A = np.stack([a for a, _ in AV])
+        V = np.stack([v for _, v in AV])
+        X0 = np.stack([uniform_sphere(int(r.n_tokens), int(r.d), int(r.seed)) for r in g.itertuples()])
+        first = g.iloc[0]
+        res = regime_batch(first.model, A, V, g.beta.to_numpy(), X0, horizon=float(first.horizon),
+                           n_samples=n_samples, dt=dt, tol=tol, budget=budget)
+        for (_, r), b in zip(g.iterrows(), res):
+            rec = r.to_dict()
+            sc = scenarios.get(r.scenario)
+            theory = (plane_rotation_rate(sc["A"], sc["V"], r.beta, r.model, b.cluster_shape, b.majority)
+                      if sc is not None and b.result.regime == "cluster_rotate" else float("nan"))
+            rate = abs(b.result.arg_R2_rate)  # d > 2: the unsigned angle swept by the leading axis
+            rec.update(regime=b.result.regime, r_final=b.result.abs_R2, r_min=b.r_min, r_max=b.r_max,
+                       r_mean=b.r_mean, rate=rate, period=b.result.period, cluster_shape=b.cluster_shape,
+                       mean_token_norm=b.mean_token_norm, majority=b.majority, tau=b.tau,
+                       budget_factor=b.result.details.get("budget_factor", np.nan), rate_theory=theory,
+                       rate_rel_err=abs(rate / abs(theory) - 1) if np.isfinite(theory) and theory else np.nan)
+            out.append(rec)
+        done += len(g)
+        if progress is not None:
+            progress(done, len(runs))
+    return pd.DataFrame(out)

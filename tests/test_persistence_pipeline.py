@@ -1,0 +1,61 @@
+"""Persistence stage in the pipeline: the full sweep (workflow/config/sweep.yaml) plans quickly with one job
+per chunk of the run plan, and the README's sweep size is the benchmark record's."""
+
+import resource
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from lsadyn.paper.config import merge
+from lsadyn.paper.persistence import n_chunks, run_plan, scenario_set
+
+ROOT = Path(__file__).resolve().parents[1]
+SWEEP = "workflow/config/sweep.yaml"
+
+
+def _config(*files):
+    cfg = {}
+    for f in files:
+        cfg = merge(cfg, yaml.safe_load((ROOT / f).read_text()))
+    return cfg
+
+
+def _chunks(cfg):
+    pc = cfg["persistence"]
+    sc = scenario_set(cfg["highdim"]["scenarios"], cfg["bifurcation"], pc["saddle_node"])
+    return len(run_plan(pc, sc, cfg["seed"])), n_chunks(pc, sc, cfg["seed"])
+
+
+def test_sweep_config_plans_the_full_sweep_in_under_five_seconds(tmp_path):
+    from test_pipeline import copy_repo
+
+    repo = copy_repo(tmp_path / "repo")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", SWEEP], cwd=repo,
+                       capture_output=True, text=True, timeout=120)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert r.returncode == 0, r.stderr[-2000:]
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    assert cpu < 5.0, f"dry run of the sweep took {cpu:.1f} s of CPU"
+    runs, chunks = _chunks(_config("workflow/config/config.yaml", SWEEP))
+    m = re.search(r"^persistence_chunk\s+(\d+)$", r.stdout, re.M)
+    assert m and int(m.group(1)) == chunks
+    sweep = yaml.safe_load((ROOT / SWEEP).read_text())["persistence"]
+    assert sweep["dimension"]["d"] == [2, 3, 4, 8, 16, 32, 64, 100]
+    paper_runs, paper_chunks = _chunks(_config("workflow/config/config.yaml"))
+    assert runs > 5 * paper_runs and chunks > paper_chunks
+
+
+def test_quick_config_is_smaller_than_the_paper_config():
+    quick = _chunks(_config("workflow/config/config.yaml", "workflow/config/quick.yaml"))
+    paper = _chunks(_config("workflow/config/config.yaml"))
+    assert quick[0] < paper[0]
+
+
+def test_readme_sweep_size_is_the_benchmark_record():
+    r = subprocess.run([sys.executable, "benchmarks/bench_persistence.py", "--check"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr

@@ -1,0 +1,200 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Persistence of the d = 2 behaviours (issue 12: C7 measured, C9 random weights, C10 β)
+# (a, b) Regime map, scenario × d, one marker per seed (colour and shape: the observed regime; filled: one
+# cluster or no cluster, open: an antipodal pair). (c) Rotation rate against the derived rate. (d) Oscillation
+# period relative to d = 2. (e) Random N(0, 1/d) weights: fraction of runs per regime. (f, g) β sweep.
+# Reads results/tables/persistence.csv only.
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from lsadyn.paper.io import load_table
+from lsadyn.paper.persistence import d2_reference
+from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, panel_letter, save_figure, style
+
+try:
+    sm = snakemake  # noqa: F821 (injected by Snakemake)
+    TABLE = sm.input.table
+    PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
+except NameError:  # opened in Jupyter: read the default build
+    TABLE = "results/tables/persistence.csv"
+    PDF, PNG, DPI = "paper_figures/fig_persistence.pdf", "paper_figures/fig_persistence.png", 200
+
+style()
+table = load_table(TABLE, "persistence_run")
+dim = table[table.study == "dimension"]
+rnd = table[table.study == "random"]
+bet = table[table.study == "beta"]
+models = list(dict.fromkeys(table.model))
+MODEL_MARK = {"lsa": "o", "usa": "s"}
+MODEL_COLOR = {"lsa": "#0072B2", "usa": "#D55E00"}
+
+# %%
+fig = plt.figure(figsize=(2 * COLUMN_WIDTH, 8.2))
+gs = fig.add_gridspec(4, 2, height_ratios=[1.5, 1, 1, 1])
+scen = list(dict.fromkeys(dim.scenario))
+dvals = sorted(dim.d.unique())
+expect = dim.drop_duplicates("scenario").set_index("scenario").expect
+letters = iter("abcdefgh")
+for j, model in enumerate(["lsa", "usa"]):
+    ax = fig.add_subplot(gs[0, j])
+    g = dim[dim.model == model]
+    n_ok = int((g.regime == g.expect).sum())
+    for yi, sc in enumerate(scen):
+        for xi, d in enumerate(dvals):
+            cell = g[(g.scenario == sc) & (g.d == d)].sort_values("seed")
+            k = len(cell)
+            for s, r in enumerate(cell.itertuples()):
+                st = REGIME_STYLE[r.regime]
+                off = (s - (k - 1) / 2) * 0.18
+                face = "white" if r.cluster_shape == "antipodal_pair" else st["color"]
+                ax.plot(xi + off, yi, marker=st["marker"], ms=5, mfc=face, mec=st["color"], mew=1.0, ls="")
+            if k and (cell.regime != expect[sc]).any():
+                ax.add_patch(plt.Rectangle((xi - 0.45, yi - 0.4), 0.9, 0.8, fill=False, ec="k", lw=0.6, ls="--"))
+    ax.set_xticks(range(len(dvals)), [str(d) for d in dvals])
+    ax.set_yticks(range(len(scen)), [f"{s.replace('_', ' ')}\n(d = 2: {REGIME_STYLE[expect[s]]['short']})"
+                                     for s in scen] if j == 0 else [])
+    ax.set_xlim(-0.6, len(dvals) - 0.4)
+    ax.set_ylim(len(scen) - 0.5, -0.5)
+    ax.set_xlabel("token dimension $d$")
+    ax.set_title(f"{model.upper()}: {n_ok} of {len(g)} runs keep the $d = 2$ regime" if len(g) else model.upper())
+    panel_letter(ax, next(letters), x=-0.02 if j else -0.32)
+
+# (c) rotation rate against the derived rate
+ax = fig.add_subplot(gs[1, 0])
+rot = dim[dim.rate_rel_err.notna()]
+for model in models:
+    for sc, mk_fill in (("rotation", True), ("saddle_rotate", False)):
+        g = rot[(rot.model == model) & (rot.scenario == sc)]
+        if len(g):
+            ax.plot(g.d, np.maximum(g.rate_rel_err, 1e-12), marker=MODEL_MARK[model], ls="",
+                    mfc=MODEL_COLOR[model] if mk_fill else "white", mec=MODEL_COLOR[model], ms=4,
+                    label=f"{model.upper()}, {sc.replace('_', ' ')}")
+ax.set_xscale("log")
+ax.set_yscale("log")
+ax.set_xticks(dvals, [str(d) for d in dvals])
+ax.minorticks_off()
+ax.set_xlabel("token dimension $d$")
+ax.set_ylabel("|rate / derived rate − 1|")
+ax.set_title("rotating runs: rate vs the derived rate\n"
+             r"(LSA $2\beta\sqrt{w^2-q^2}$; USA, one cluster, $2e^\beta\sqrt{w^2-q^2}$)")
+ax.legend(fontsize=5.5, frameon=False, loc="upper left")
+panel_letter(ax, next(letters), x=-0.16)
+
+# (d) oscillation period relative to d = 2
+ax = fig.add_subplot(gs[1, 1])
+ref = d2_reference(table).set_index(["scenario", "model"])
+osc = dim[(dim.regime == "oscillate")]
+for model in models:
+    g = osc[osc.model == model]
+    if len(g):
+        p2 = np.array([ref.period_d2.get((s, model), np.nan) for s in g.scenario])
+        ax.plot(g.d, g.period / p2, marker=MODEL_MARK[model], color=MODEL_COLOR[model], ls="", ms=4,
+                label=model.upper())
+ax.axhline(1.0, color="0.5", lw=0.6, ls=":")
+ax.set_xscale("log")
+ax.set_xticks(dvals, [str(d) for d in dvals])
+ax.minorticks_off()
+ax.set_xlabel("token dimension $d$")
+ax.set_ylabel("period / median period at $d = 2$")
+ax.set_title("oscillating runs: the period changes with $d$")
+ax.legend(fontsize=6, frameon=False)
+panel_letter(ax, next(letters), x=-0.14)
+
+# (e) random weights
+ax = fig.add_subplot(gs[2, :])
+labels = list(REGIME_STYLE)
+xt, xl, x = [], [], 0.0
+for model in models:
+    for d in sorted(rnd[rnd.model == model].d.unique()):
+        g = rnd[(rnd.model == model) & (rnd.d == d)]
+        bottom = 0.0
+        for lab in labels:
+            frac = float((g.regime == lab).mean())
+            if frac:
+                ax.bar(x, frac, bottom=bottom, width=0.8, color=REGIME_STYLE[lab]["color"],
+                       hatch="//" if lab == "undetermined" else None, ec="white", lw=0.3)
+            bottom += frac
+        xt.append(x)
+        xl.append(f"{d}")
+        x += 1
+    if model == models[0]:
+        x += 0.8
+for model in models:
+    pos = [xt[i] for i in range(len(xt))][: len(rnd[rnd.model == models[0]].d.unique())] if model == models[0] \
+        else xt[len(rnd[rnd.model == models[0]].d.unique()):]
+    if pos:
+        ax.text(np.mean(pos), 1.04, model.upper(), ha="center", va="bottom", fontsize=7, transform=ax.transData)
+ax.set_xticks(xt, xl)
+ax.set_ylim(0, 1.15)
+ax.set_yticks([0, 0.5, 1])
+ax.set_xlabel("token dimension $d$")
+ax.set_ylabel("fraction of runs")
+n_und = int((rnd.regime == "undetermined").sum())
+ax.set_title(f"C9 (beyond the paper): random $A, V \\sim N(0, 1/d)$, {len(rnd)} runs; {n_und} still undetermined "
+             "within the budget (hatched, shown, not guessed)")
+panel_letter(ax, next(letters), x=-0.06)
+
+# (f) rotation scenario over beta, (g) oscillation scenario over beta
+for col, sc in enumerate(["rotation", "oscillation"]):
+    ax = fig.add_subplot(gs[3, col])
+    g = bet[bet.scenario == sc]
+    if len(g):
+        for model in models:
+            gm = g[g.model == model].sort_values("beta")
+            y = gm.rate if sc == "rotation" else gm.period
+            for r, yy in zip(gm.itertuples(), y):
+                st = REGIME_STYLE[r.regime]
+                ax.plot(r.beta, yy, marker=st["marker"], ms=5, ls="", mec=MODEL_COLOR[model],
+                        mfc="white" if r.cluster_shape == "antipodal_pair" else MODEL_COLOR[model])
+        b = np.geomspace(g.beta.min(), g.beta.max(), 50)
+        if sc == "rotation":
+            ax.plot(b, 2 * b, color=MODEL_COLOR["lsa"], lw=0.8, label=r"LSA derived $2\beta$")
+            ax.plot(b, 2 * np.exp(b), color=MODEL_COLOR["usa"], lw=0.8, ls="--", label=r"USA derived $2e^\beta$ (one cluster)")
+            ax.set_ylabel(r"rotation rate of $\arg R_2$")
+        else:
+            lsa = g[g.model == "lsa"]
+            if len(lsa):
+                c = float(np.median(lsa.period * lsa.beta))
+                ax.plot(b, c / b, color=MODEL_COLOR["lsa"], lw=0.8, label=r"LSA: period $\propto 1/\beta$")
+            ax.set_ylabel("oscillation period")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xticks(sorted(g.beta.unique()), [f"{v:g}" for v in sorted(g.beta.unique())])
+        ax.minorticks_off()
+        ax.legend(fontsize=5.5, frameon=False, loc="upper left")
+        changes = g[(g.model == "usa") & (g.regime != g.expect)]
+        what = ("USA leaves the $d = 2$ regime at β = " + ", ".join(f"{v:g}" for v in sorted(changes.beta.unique()))
+                if len(changes) else "every run keeps the $d = 2$ regime")
+        ax.set_title(f"C10, {sc} at $d = {int(g.d.iloc[0])}$: {what}")
+    ax.set_xlabel(r"inverse temperature $\beta$")
+    panel_letter(ax, next(letters), x=-0.14)
+
+handles = [Line2D([], [], marker=st["marker"], ls="", mfc=st["color"], mec=st["color"], ms=5, label=st["label"])
+           for st in REGIME_STYLE.values()]
+handles += [Line2D([], [], marker="o", ls="", mfc="white", mec="k", ms=5, label="open: antipodal pair"),
+            Line2D([], [], marker="o", ls="", mfc="k", mec="k", ms=5, label="filled: one cluster / none"),
+            Patch(fill=False, ec="k", ls="--", lw=0.6, label="(a, b) cell with a run off the d = 2 regime")]
+handles += [Line2D([], [], marker=MODEL_MARK[m], ls="", mfc=MODEL_COLOR[m], mec=MODEL_COLOR[m], ms=4,
+                   label=f"(c, d, f, g) {m.upper()}") for m in models]
+fig.legend(handles=handles, loc="outside lower center", ncol=5, fontsize=6, frameon=False)
+d_max = max(dvals) if dvals else 0
+fig.suptitle(f"C7 measured: the $d = 2$ regimes persist from $d = 2$ to $d = {d_max}$ in "
+             f"{int((dim.regime == dim.expect).sum())} of {len(dim)} runs (LSA and USA)", fontsize=8)
+save_figure(fig, PDF, PNG, DPI)

@@ -1,0 +1,63 @@
+# Issue 12: persistence of the d = 2 behaviours across d, random weights and beta (lsadyn.paper.persistence).
+# One job per chunk of the run plan; the runs of one size inside a chunk are integrated together.
+from lsadyn.paper.persistence import n_chunks, scenario_set
+
+PERSIST_SCENARIOS = scenario_set(
+    config["highdim"]["scenarios"],
+    config["bifurcation"],
+    config["persistence"]["saddle_node"],
+)
+PERSIST_CHUNKS = list(
+    range(n_chunks(config["persistence"], PERSIST_SCENARIOS, config["seed"]))
+)
+
+
+wildcard_constraints:
+    chunk=r"\d+",
+
+
+rule persistence_chunk:
+    """One chunk of the persistence runs (dimension sweep, random weights, beta sweep)."""
+    input:
+        lib=lib_inputs("workflow/scripts/persistence_chunk.py"),
+    output:
+        "results/persistence/chunk_{chunk}.csv",
+    log:
+        "logs/persistence/chunk_{chunk}.log",
+    benchmark:
+        "benchmarks/pipeline/persistence_chunk_{chunk}.tsv"
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    params:
+        persistence=config["persistence"],
+        scenarios=PERSIST_SCENARIOS,
+        seed=config["seed"],
+    script:
+        "../scripts/persistence_chunk.py"
+
+
+rule persistence_table:
+    """All persistence runs in one table (column study: dimension, random, beta)."""
+    input:
+        chunks=expand("results/persistence/chunk_{chunk}.csv", chunk=PERSIST_CHUNKS),
+        lib=lib_inputs("workflow/scripts/persistence_table.py"),
+    output:
+        "results/tables/persistence.csv",
+    log:
+        "logs/persistence_table.log",
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        persistence=config["persistence"],
+        scenarios=PERSIST_SCENARIOS,
+        seed=config["seed"],
+    script:
+        "../scripts/persistence_table.py"
