@@ -94,7 +94,10 @@ ax.set_xlabel("token dimension $d$")
 ax.set_ylabel("|rate / derived rate − 1|")
 ax.set_title("rotating runs: rate vs the derived rate\n"
              r"(LSA $2\beta\sqrt{w^2-q^2}$; USA, one cluster, $2e^\beta\sqrt{w^2-q^2}$)")
-ax.legend(fontsize=5.5, frameon=False, loc="upper left")
+if len(rot):  # head room above the points for the legend
+    lo, hi = np.nanmin(np.maximum(rot.rate_rel_err, 1e-12)), np.nanmax(np.maximum(rot.rate_rel_err, 1e-12))
+    ax.set_ylim(lo / 3, hi * 3e3)
+ax.legend(fontsize=5.5, frameon=False, loc="upper left", ncol=2)
 panel_letter(ax, next(letters), x=-0.16)
 
 # (d) oscillation period relative to d = 2
@@ -112,7 +115,7 @@ ax.set_xscale("log")
 ax.set_xticks(dvals, [str(d) for d in dvals])
 ax.minorticks_off()
 ax.set_xlabel("token dimension $d$")
-ax.set_ylabel("period / median period at $d = 2$")
+ax.set_ylabel("period / $d = 2$ period")
 ax.set_title("oscillating runs: the period changes with $d$")
 ax.legend(fontsize=6, frameon=False)
 panel_letter(ax, next(letters), x=-0.14)
@@ -178,7 +181,7 @@ for col, sc in enumerate(["rotation", "oscillation"]):
         ax.set_yscale("log")
         ax.set_xticks(sorted(g.beta.unique()), [f"{v:g}" for v in sorted(g.beta.unique())])
         ax.minorticks_off()
-        ax.legend(fontsize=5.5, frameon=False, loc="upper left")
+        ax.legend(fontsize=5.5, frameon=False, loc="upper left" if sc == "rotation" else "upper right")
         changes = g[(g.model == "usa") & (g.regime != g.expect)]
         what = ("USA leaves the $d = 2$ regime at β = " + ", ".join(f"{v:g}" for v in sorted(changes.beta.unique()))
                 if len(changes) else "every run keeps the $d = 2$ regime")
