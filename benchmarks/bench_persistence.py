@@ -120,7 +120,7 @@ def render(rec: dict) -> str:
              f"runs: {e['runs']}",
              f"jobs (persistence_chunk): {e['jobs']}",
              f"estimated core-hours: {e['core_hours']} ("
-             + ", ".join(f"{k} {v}" for k, v in e["core_hours_by_study"].items()) + ")",
+             + ", ".join(f"{k} {v}" for k, v in sorted(e["core_hours_by_study"].items())) + ")",
              f"longest job: {e['longest_job_hours']} h",
              f"horizon multiples: {e['budget_source']}",
              "```"]
