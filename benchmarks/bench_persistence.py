@@ -85,7 +85,7 @@ def measure(cfg) -> dict:
     return {"configs": CONFIGS, "step_seconds": costs, "machine_note": "measured on the shared 2-core dev machine"}
 
 
-def estimate(cfg, record: dict) -> dict:
+def estimate(cfg, record: dict, reference: Path = REFERENCE) -> dict:
     """Runs, jobs and core-hours of the sweep from the measured step costs and the reference budget factors."""
     import pandas as pd
 
@@ -94,11 +94,11 @@ def estimate(cfg, record: dict) -> dict:
     plan = run_plan(pc, scenarios, cfg["seed"])
     jobs = int(chunk_ids(plan, pc["chunk_size"]).max()) + 1
     factor, source = {}, "no reference build: every run counted at 1 x its horizon"
-    if REFERENCE.is_file():
-        ref = pd.read_csv(REFERENCE)
+    if reference.is_file():
+        ref = pd.read_csv(reference)
         factor = ref.groupby(["study", "model"]).budget_factor.mean().to_dict()
-        source = (f"mean horizon multiple reached per (study, model) in {REFERENCE.relative_to(ROOT)} "
-                  f"({len(ref)} runs)")
+        source = (f"mean horizon multiple reached per (study, model) in a {record.get('reference_config', '')} "
+                  f"build's results/tables/persistence.csv ({len(ref)} runs)")
     seconds = []  # steps per run: horizon / h (h the largest step <= dt dividing the sample spacing) x multiple
     for r in plan.itertuples():
         spacing = r.horizon / (pc["n_samples"] - 1)
@@ -130,6 +130,8 @@ def render(rec: dict) -> str:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--measure", action="store_true", help="rerun the step timings (else reuse the JSON's)")
+    ap.add_argument("--reference", type=Path, default=REFERENCE, help="persistence.csv of a build (horizon multiples)")
+    ap.add_argument("--reference-config", default="", help="which config built the reference (paper, quick)")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--write", action="store_true", help="rewrite the README block")
     g.add_argument("--check", action="store_true", help="exit 1 if the README block differs from the JSON")
@@ -148,7 +150,9 @@ def main(argv=None):
         rec = measure(cfg)
     else:
         rec = json.loads(JSON.read_text())
-    rec["estimate"] = estimate(cfg, rec)
+    if args.reference_config:
+        rec["reference_config"] = args.reference_config
+    rec["estimate"] = estimate(cfg, rec, args.reference)
     JSON.write_text(json.dumps(rec, indent=1, sort_keys=True) + "\n")
     print(render(rec))
     if args.write:

@@ -183,9 +183,9 @@ for col, sc in enumerate(["rotation", "oscillation"]):
         ax.minorticks_off()
         ax.legend(fontsize=5.5, frameon=False, loc="upper left" if sc == "rotation" else "upper right")
         changes = g[(g.model == "usa") & (g.regime != g.expect)]
-        what = ("USA leaves the $d = 2$ regime at β = " + ", ".join(f"{v:g}" for v in sorted(changes.beta.unique()))
-                if len(changes) else "every run keeps the $d = 2$ regime")
-        ax.set_title(f"C10, {sc} at $d = {int(g.d.iloc[0])}$: {what}")
+        what = ("USA changes regime at β = " + ", ".join(f"{v:g}" for v in sorted(changes.beta.unique()))
+                if len(changes) else "no regime change")
+        ax.set_title(f"C10, {sc}, $d = {int(g.d.iloc[0])}$: {what}")
     ax.set_xlabel(r"inverse temperature $\beta$")
     panel_letter(ax, next(letters), x=-0.14)
 

@@ -242,7 +242,7 @@ def beta_summary(table: pd.DataFrame) -> pd.DataFrame:
         rows.append({"scenario": sc, "model": m, "beta": b, "regimes": _counts(g.regime),
                      "shapes": _counts(g.cluster_shape), "rate": rate, "rate_over_beta": rate / b,
                      "rate_rel_err": float(g.rate_rel_err.max()) if g.rate_rel_err.notna().any() else np.nan,
-                     "period": float(g.period.median())})
+                     "period": float(g.period.median()), "r_min": float(g.r_min.min()), "r_max": float(g.r_max.max())})
     return pd.DataFrame(rows)
 
 
@@ -385,5 +385,6 @@ def findings_paragraph(table: pd.DataFrame) -> str:
         lines += ["", "β sweep (median over seeds):", ""]
         for r in bs.itertuples():
             rate = f", rate {r.rate:.4g} (rate/β {r.rate_over_beta:.4g})" if np.isfinite(r.rate) and r.rate else ""
-            lines.append(f"- {r.scenario} {r.model.upper()} β = {r.beta:g}: {r.regimes}; shapes {r.shapes}{rate}")
+            lines.append(f"- {r.scenario} {r.model.upper()} β = {r.beta:g}: {r.regimes}; shapes {r.shapes}{rate}; "
+                         f"r over the classified window {r.r_min:.3g} to {r.r_max:.3g}")
     return "\n".join(lines) + "\n"
