@@ -79,7 +79,8 @@ def _lp_highs(nodes, c):
 
 @njit(cache=True, nogil=True)
 def _chain_value(c, h, x, Lp, Ls, Rp, Rs):
-    """max Σ c_i f_i over f with f_0 = x, |f_i| ≤ 1, |f_{i+1} − f_i| ≤ h_i (i < m − 1), |x − f_{m−1}| ≤ h_{m−1}.
+    """max Σ c_i f_i over f with f_0 = x, |f_i| ≤ 1, |f_{i+1} − f_i| ≤ h_i (i < m − 1) and
+    |x − f_{m−1}| ≤ h_{m−1}.
 
     V_k(f) = c_k f + max_{|g − f| ≤ h_{k−1}} V_{k−1}(g) on [−1, 1] is concave and piecewise linear: the window
     maximum shifts the rising part left and the falling part right by h and widens the top, the linear term

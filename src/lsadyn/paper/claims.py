@@ -238,8 +238,9 @@ def claims_offmanifold(om: pd.DataFrame, tol_n: float = 0.05, tol_linear: float 
 
 def claims_highdim(hd: pd.DataFrame) -> list[dict]:
     """Rows for C7, per model: (``C7-<model>``) the d = 2 regime of every scenario with a prediction
-    reappears in d dimensions (and the same run at tighter tolerances agrees, ``check_ok``); (``C7-shape-<model>``, informational) the
-    clustered end states have the d = 2 shape, an antipodal pair (|mean token| < 1), or not;
+    reappears in d dimensions (and the same run at tighter tolerances agrees, ``check_ok``);
+    (``C7-shape-<model>``, informational) the clustered end states have the d = 2 shape, an antipodal pair
+    (|mean token| < 1), or not;
     (``C7x-<model>``, informational) scenarios without a d = 2 prediction."""
     rows = []
     ev = "paper_figures/fig_highdim.pdf; results/tables/highdim.csv"

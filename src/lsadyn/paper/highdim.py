@@ -112,7 +112,8 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
         "mean_token_norm": float(mean_token_norm(X_end)), "cluster_shape": cluster_shape(X_end),
         "seconds": seconds, "n_steps": traj.n_steps, "n_evals": traj.n_evals, "rtol": rtol, "atol": atol,
         "t": t_obs, "r": traj.y[:, 0], "swept_angle": np.unwrap(np.angle(signal)) / 2,
-        "snapshot_times": t[snap_idx], "histograms": np.array([snaps[i] for i in snap_idx]).reshape(len(snap_idx), bins),
+        "snapshot_times": t[snap_idx],
+        "histograms": np.array([snaps[i] for i in snap_idx]).reshape(len(snap_idx), bins),
         "bin_edges": edges, "reason": res.details.get("reason", ""),
     }
 
