@@ -499,7 +499,7 @@ def claim_rows(df: pd.DataFrame) -> list[dict]:
                     f"{counts_text(p[~p.kept].regime)}; {int((p.regime == 'undetermined').sum())} undetermined")
             if np.isfinite(t.delta_min):
                 note += f"; predicted δ_min = {t.delta_min:.3g}, δ_typ = {t.delta_typ:.3g}"
-            rows.append(_row(f"C8a-{sc}-{model}-d{d}", f"beyond the paper: the {sc} regime ({model.upper()}, d = {d}) "
+            rows.append(_row(f"C8a-{sc}-{model}-d{d}", f"beyond the paper: the regime of scenario {sc} ({model.upper()}, d = {d}) "
                              f"is kept under random weight perturbations of relative size δ -> 0", f"tokens-{model}",
                              len(p), int(p.kept.sum()), bool(smallest.kept.all()), EVIDENCE, note, informational=True))
         q = g[g.kind == "quantise"]
@@ -509,7 +509,7 @@ def claim_rows(df: pd.DataFrame) -> list[dict]:
             note = (f"unperturbed regime {ref}; kept/runs per {_fmt_levels(f, 'quantise')}; {keeps}; changed to: "
                     f"{counts_text(q[~q.kept].regime)}; max relative change of A {q.rel_change_A.max():.3g}, "
                     f"of V {q.rel_change_V.max():.3g}")
-            rows.append(_row(f"C8b-{sc}-{model}-d{d}", f"beyond the paper: the {sc} regime ({model.upper()}, d = {d}) "
+            rows.append(_row(f"C8b-{sc}-{model}-d{d}", f"beyond the paper: the regime of scenario {sc} ({model.upper()}, d = {d}) "
                              f"is kept when A and V are quantised to {int(q.bits.max())} bits", f"tokens-{model}",
                              len(q), int(q.kept.sum()), bool(top.kept.all()), EVIDENCE, note, informational=True))
     pert = df[(df.kind != "none") & (df.predicted.fillna("") != "")]
