@@ -1,6 +1,10 @@
+import contextlib
+import fcntl
 import hashlib
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from importlib.metadata import version
 from pathlib import Path
@@ -42,7 +46,8 @@ def _stub_unreachable_scontrol():
     os.environ["PATH"] = f"{stub_dir}{os.pathsep}{REAL_PATH}"
 
 
-LIB = Path(__file__).resolve().parents[1] / "src/lsadyn"
+ROOT = Path(__file__).resolve().parents[1]
+LIB = ROOT / "src/lsadyn"
 
 
 def _share_numba_cache(config):
@@ -85,6 +90,12 @@ def pytest_unconfigure(config):
             shutil.rmtree(os.environ[var], ignore_errors=True)
 
 
+def pytest_collection_modifyitems(config, items):
+    """Slow tests first (stable otherwise): with xdist, the long builds start at once and the short
+    tests fill both workers at the end instead of one worker finishing a build alone."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True)
 def _real_path_for_slurm(request, monkeypatch):
     if request.node.get_closest_marker("slurm"):
@@ -92,6 +103,71 @@ def _real_path_for_slurm(request, monkeypatch):
         if stub_dir:
             path = [p for p in os.environ["PATH"].split(os.pathsep) if p != stub_dir]
             monkeypatch.setenv("PATH", os.pathsep.join(path))
+
+
+# ------------------------------------------------------------------ pipeline builds
+
+QUICK = "workflow/config/quick.yaml"
+SKIP = {"results", "paper_figures", "logs", ".snakemake", ".git", ".venv", ".hypothesis", ".pytest_cache"}
+
+
+def copy_repo(dest: Path) -> Path:
+    """Copy the working tree (not its generated outputs) to ``dest``."""
+    def ignore(folder, names):
+        rel = Path(folder).relative_to(ROOT)
+        return [n for n in names if (rel == Path(".") and n in SKIP) or n == "__pycache__" or n.endswith(".egg-info")
+                or (rel == Path("benchmarks") and n == "pipeline")]
+
+    shutil.copytree(ROOT, dest, ignore=ignore)
+    return dest
+
+
+def smk(cwd, *args, check=True, timeout=1200):
+    cmd = [sys.executable, "-m", "snakemake", *args]
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if check and r.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+    return r
+
+
+@contextlib.contextmanager
+def _exclusive(path: Path):
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    """The quick config built once per test session, in a copy of the repo: ``<folder>/repo``, with
+    Snakemake's output in ``<folder>/build_output.txt``. Every test that needs built results uses this
+    one build (the SLURM and interrupted-build tests compare their tables with it). Under xdist the
+    first worker to ask builds it under a file lock in the session's shared temporary folder; the
+    other waits and reuses it. Tests that edit files in it, or read its plan, run on one worker
+    (``xdist_group("built")``) and restore what they edit."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # shared by the workers of this session
+    folder = base / "quick_build"
+    with _exclusive(base / "quick_build.lock"):
+        done, failed = folder / "build_output.txt", folder / "build_failed.txt"
+        if failed.exists():
+            raise AssertionError(failed.read_text())
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            repo = copy_repo(folder / "repo")
+            r = smk(repo, "--cores", "2", "--configfile", QUICK, check=False)
+            if r.returncode != 0:
+                failed.write_text(f"the quick build failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+                raise AssertionError(failed.read_text())
+            done.write_text(r.stdout + r.stderr)
+    return folder / "repo"
+
+
+# ------------------------------------------------------------------ in-process CLI
 
 
 @pytest.fixture

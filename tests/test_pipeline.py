@@ -14,31 +14,13 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-QUICK = "workflow/config/quick.yaml"
+from conftest import QUICK, ROOT, copy_repo, smk
+
 TABLES = ["regimes.csv", "agreement.csv", "disagreements.csv", "claims.csv", "bifurcation_fit.csv", "stability.csv",
           "highdim.csv", "offmanifold.csv", "robustness.csv", "persistence.csv"]
 MOVIES = ["cluster_converge", "cluster_rotate", "interior_converge", "oscillate"]
-SKIP = {"results", "paper_figures", "logs", ".snakemake", ".git", ".venv", ".hypothesis", ".pytest_cache"}
-
-
-def copy_repo(dest: Path) -> Path:
-    """Copy the working tree (not its generated outputs) to ``dest``."""
-    def ignore(folder, names):
-        rel = Path(folder).relative_to(ROOT)
-        return [n for n in names if (rel == Path(".") and n in SKIP) or n == "__pycache__" or n.endswith(".egg-info")
-                or (rel == Path("benchmarks") and n == "pipeline")]
-
-    shutil.copytree(ROOT, dest, ignore=ignore)
-    return dest
-
-
-def smk(cwd, *args, check=True, timeout=1200):
-    cmd = [sys.executable, "-m", "snakemake", *args]
-    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    if check and r.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
-    return r
+# Tests that edit files in the shared quick build (conftest.built) or read its plan or report: one worker.
+ON_BUILT = pytest.mark.xdist_group("built")
 
 
 def planned_jobs(cwd, *args) -> list[str]:
@@ -133,15 +115,8 @@ def test_every_rule_has_a_log_resources_and_heavy_rules_a_benchmark():
             assert re.search(r"\n +benchmark:", body), name
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    repo = copy_repo(tmp_path_factory.mktemp("built") / "repo")
-    r = smk(repo, "--cores", "2", "--configfile", QUICK)
-    (repo.parent / "build_output.txt").write_text(r.stdout + r.stderr)
-    return repo
-
-
 @pytest.mark.slow
+@ON_BUILT
 def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
     for t in TABLES:
         assert (built / "results/tables" / t).stat().st_size > 0
@@ -166,6 +141,7 @@ def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
 
 
 @pytest.mark.slow
+@ON_BUILT
 def test_partial_rerun_after_editing_one_case(built, tmp_path):
     edit = tmp_path / "edit.yaml"
     edit.write_text("case1:\n  n_random: 41\n")
@@ -181,6 +157,7 @@ def _edited(path: Path):
 
 
 @pytest.mark.slow
+@ON_BUILT
 def test_partial_rerun_after_editing_a_figure_notebook(built):
     nb = built / "workflow/notebooks/fig_case3.py"
     original = _edited(nb)
@@ -192,6 +169,7 @@ def test_partial_rerun_after_editing_a_figure_notebook(built):
 
 
 @pytest.mark.slow
+@ON_BUILT
 @pytest.mark.parametrize(
     "module,expected",
     [
@@ -220,6 +198,7 @@ def test_partial_rerun_after_editing_a_module(built, module, expected):
 
 
 @pytest.mark.slow
+@ON_BUILT
 def test_failing_job_leaves_no_output(built):
     nb = built / "workflow/notebooks/fig_case2.py"
     original = nb.read_text()
@@ -237,19 +216,33 @@ def test_failing_job_leaves_no_output(built):
 
 
 @pytest.mark.slow
+@ON_BUILT
 def test_killed_run_completes_and_clean_builds_are_byte_identical(built, tmp_path):
-    repo = copy_repo(tmp_path / "repo")
-    proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", QUICK], cwd=repo,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    """A build stopped by SIGTERM while simulation jobs of every stage run, rerun with the same command,
+    finishes with tables equal byte for byte to the uninterrupted build's. It starts from a copy of the
+    shared quick build without the tables and the simulation outputs of the d = 2 cases, one stability
+    regime and one d > 2 scenario, so those jobs run again from scratch (the whole build once more, as
+    this test did before, cost a third quick build); that two clean builds of every table agree is
+    also checked by the SLURM test, which builds all of them from nothing."""
+    repo = tmp_path / "repo"
+    shutil.copytree(built, repo, symlinks=True)  # keeps mtimes: Snakemake sees a finished build
+    rerun = [*sorted((repo / "results/sim").glob("*.csv")), repo / "results/stability/sym_pos_def.csv",
+             repo / "results/highdim/identity.csv", repo / "results/highdim/identity.npz"]
+    assert len(rerun) >= 8 and all(f.is_file() for f in rerun)
+    for f in [*rerun, *(repo / "results/tables" / t for t in TABLES)]:
+        f.unlink()
+    targets = [f"results/tables/{t}" for t in TABLES]
+    proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", QUICK, *targets],
+                            cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 300
-    while time.time() < deadline and not list((repo / "results/sim").glob("*.csv")):
-        time.sleep(0.5)
+    while time.time() < deadline and not any(f.exists() for f in rerun):
+        time.sleep(0.2)
     assert proc.poll() is None, "the build finished before it could be interrupted"
     os.killpg(proc.pid, signal.SIGTERM)  # what a scheduler or Ctrl-C sends
     proc.wait(timeout=120)
-    assert not (repo / "results/tables/claims.csv").exists()
-    smk(repo, "--cores", "2", "--configfile", QUICK)
-    assert planned_jobs(repo) == []
+    assert not all(f.exists() for f in rerun) and not (repo / "results/tables/claims.csv").exists()
+    smk(repo, "--cores", "2", "--configfile", QUICK, *targets)
+    assert planned_jobs(repo, *targets) == []
     for t in TABLES:
         assert (repo / "results/tables" / t).read_bytes() == (built / "results/tables" / t).read_bytes(), t
 
@@ -260,10 +253,11 @@ SLURM_FLAGS = ["--workflow-profile", "workflow/profiles/slurm", "--slurm-status-
 
 @pytest.mark.slow
 @pytest.mark.slurm
-def test_slurm_build_matches_local_build(built, tmp_path):
+def test_slurm_build_matches_local_build(request, tmp_path):
     """A real single-node SLURM cluster (tests/slurm/start_cluster.sh; .ci/run installs it) runs
     the quick config's tables through the executor plugin (figures and movies are left out: they add
-    SLURM jobs, not scheduling paths); the tables equal the local build's byte for byte."""
+    SLURM jobs, not scheduling paths); the tables equal the local build's byte for byte. The local
+    build (conftest.built) is asked for only at the end: under xdist it is built meanwhile."""
     if not shutil.which("slurmctld"):
         if os.environ.get("CI"):
             pytest.fail("CI must run the SLURM test: slurm-wlm is not installed")
@@ -283,6 +277,7 @@ def test_slurm_build_matches_local_build(built, tmp_path):
     n_planned = int(re.search(r"^total\s+(\d+)", planned.stdout + planned.stderr, re.M).group(1))
     smk(repo, *SLURM_FLAGS, *targets, "--configfile", QUICK, timeout=1800)
     assert n_planned >= 20 and n_slurm_jobs() - before >= n_planned  # every planned job ran under SLURM
+    built = request.getfixturevalue("built")
     for t in TABLES:
         assert (repo / "results/tables" / t).read_bytes() == (built / "results/tables" / t).read_bytes(), t
 
@@ -293,6 +288,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 
 
 @pytest.mark.slow
+@ON_BUILT
 def test_report_renders_every_figure_in_a_real_browser(built, tmp_path):
     """`snakemake --report` makes one self-contained HTML file; headless Chromium opens it, every
     figure of every category displays (a decoded, non-blank PNG) and nothing fails to load."""

@@ -47,13 +47,11 @@ def test_every_rule_declares_threads_and_the_simulation_scripts_limit_them():
 
 
 @pytest.mark.slow
-def test_a_pipeline_job_runs_with_one_blas_thread(tmp_path):
+@pytest.mark.xdist_group("built")
+def test_a_pipeline_job_runs_with_one_blas_thread(built):
     """A real job of the pipeline (quick config, one d > 2 scenario) under `--cores 2`: Snakemake's job
     environment already gives its BLAS one thread (so does every other rule's job: all declare threads: 1),
-    and the script holds it."""
-    from test_pipeline import QUICK, copy_repo, smk
-
-    repo = copy_repo(tmp_path / "repo")
-    smk(repo, "results/highdim/identity.csv", "--cores", "2", "--configfile", QUICK)
-    log = (repo / "logs/highdim/identity.log").read_text()
+    and the script holds it. The job is the one of the shared quick build (conftest.built), run by
+    `snakemake --cores 2` like the single-job build this test used to make."""
+    log = (built / "logs/highdim/identity.log").read_text()
     assert "BLAS threads: 1 from the job environment, 1 in force (rule threads: 1)" in log, log
