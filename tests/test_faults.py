@@ -416,7 +416,12 @@ def test_cli_long_run_is_announced_at_once_and_ctrl_c_exits_130_with_one_line():
         time.sleep(1.0)  # the note comes just before the integration: be inside it
     finally:
         p.send_signal(signal.SIGINT)
-        _, rest = p.communicate(timeout=60)
+        try:
+            _, rest = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()  # do not leave a long token run behind
+            p.communicate()
+            raise AssertionError("SIGINT did not stop the CLI within 60 s") from None
     assert first.startswith("lsadyn: note: long run, estimated") and "min" in first
     assert p.returncode == 130, rest
     assert "interrupted" in one_line(rest) and "Traceback" not in rest
