@@ -216,33 +216,23 @@ def test_failing_job_leaves_no_output(built):
 
 
 @pytest.mark.slow
-@ON_BUILT
-def test_killed_run_completes_and_clean_builds_are_byte_identical(built, tmp_path):
-    """A build stopped by SIGTERM while simulation jobs of every stage run, rerun with the same command,
-    finishes with tables equal byte for byte to the uninterrupted build's. It starts from a copy of the
-    shared quick build without the tables and the simulation outputs of the d = 2 cases, one stability
-    regime and one d > 2 scenario, so those jobs run again from scratch (the whole build once more, as
-    this test did before, cost a third quick build); that two clean builds of every table agree is
-    also checked by the SLURM test, which builds all of them from nothing."""
-    repo = tmp_path / "repo"
-    shutil.copytree(built, repo, symlinks=True)  # keeps mtimes: Snakemake sees a finished build
-    rerun = [*sorted((repo / "results/sim").glob("*.csv")), repo / "results/stability/sym_pos_def.csv",
-             repo / "results/highdim/identity.csv", repo / "results/highdim/identity.npz"]
-    assert len(rerun) >= 8 and all(f.is_file() for f in rerun)
-    for f in [*rerun, *(repo / "results/tables" / t for t in TABLES)]:
-        f.unlink()
-    targets = [f"results/tables/{t}" for t in TABLES]
-    proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", QUICK, *targets],
-                            cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+def test_killed_run_completes_and_clean_builds_are_byte_identical(request, tmp_path):
+    """A clean build stopped by SIGTERM, rerun with the same command, completes; its tables equal the shared
+    uninterrupted build's byte for byte. That build (conftest.built) is asked for only at the end: under xdist
+    both builds run at once."""
+    repo = copy_repo(tmp_path / "repo")
+    proc = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2", "--configfile", QUICK], cwd=repo,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 300
-    while time.time() < deadline and not any(f.exists() for f in rerun):
-        time.sleep(0.2)
+    while time.time() < deadline and not list((repo / "results/sim").glob("*.csv")):
+        time.sleep(0.5)
     assert proc.poll() is None, "the build finished before it could be interrupted"
     os.killpg(proc.pid, signal.SIGTERM)  # what a scheduler or Ctrl-C sends
     proc.wait(timeout=120)
-    assert not all(f.exists() for f in rerun) and not (repo / "results/tables/claims.csv").exists()
-    smk(repo, "--cores", "2", "--configfile", QUICK, *targets)
-    assert planned_jobs(repo, *targets) == []
+    assert not (repo / "results/tables/claims.csv").exists()
+    smk(repo, "--cores", "2", "--configfile", QUICK)
+    assert planned_jobs(repo) == []
+    built = request.getfixturevalue("built")
     for t in TABLES:
         assert (repo / "results/tables" / t).read_bytes() == (built / "results/tables" / t).read_bytes(), t
 
