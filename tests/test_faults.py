@@ -410,7 +410,8 @@ def test_cli_long_run_is_announced_at_once_and_ctrl_c_exits_130_with_one_line():
     # were two tests starting the same long token run): the announced run, interrupted while it integrates.
     p = subprocess.Popen([sys.executable, "-m", "lsadyn.cli", "regime", "--A", I2, "--V", "[[1,-1],[1,1]]",
                           "--method", "particles", "--model", "usa", "--n", "2000"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # xdist workers ignore SIGINT
     try:
         first = p.stderr.readline()
         time.sleep(1.0)  # the note comes just before the integration: be inside it
