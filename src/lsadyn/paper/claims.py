@@ -17,23 +17,12 @@ import numpy as np
 import pandas as pd
 
 from .cases import case1_oa_prediction, matches, matrices
+from .claim_row import COLUMNS, counts_text
+from .claim_row import claim_row as _row
 
-COLUMNS = ["id", "claim", "statement", "method", "n_tested", "n_agree", "pass", "informational", "evidence", "note"]
 METHODS = ("oa", "ws", "particles")
 #: How a method is named in row ids and the ``method`` column.
 METHOD_NAME = {"oa": "oa", "ws": "ws", "particles": "tokens"}
-
-
-def _row(rid, statement, method, n_tested, n_agree, ok, evidence, note="", informational=False):
-    return {"id": rid, "claim": rid.split("-")[0].rstrip("abcdefghijklmnopqrstuvwxyz"), "statement": statement,
-            "method": method, "n_tested": int(n_tested), "n_agree": int(n_agree), "pass": bool(ok),
-            "informational": bool(informational), "evidence": evidence, "note": note}
-
-
-def counts_text(labels) -> str:
-    """'cluster_converge 40, oscillate 3' (most frequent first); 'none' if empty."""
-    vc = pd.Series(list(labels), dtype=object).value_counts()
-    return ", ".join(f"{k} {v}" for k, v in vc.items()) or "none"
 
 
 def _tally(labels, predictions, max_undetermined):

@@ -38,6 +38,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .claim_row import claim_row as _row
+
 STUDIES = ("dimension", "random", "beta")
 #: Labels of the cluster shape column (lsadyn.metrics.CLUSTER_SHAPES).
 SHAPES = ("single", "antipodal_pair", "none")
@@ -262,13 +264,6 @@ def regime_changes(g: pd.DataFrame, expect: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- claims
-
-
-def _row(rid, statement, method, n_tested, n_agree, ok, evidence, note="", informational=False):
-    """One claims row (the columns of lsadyn.paper.claims.COLUMNS; claim = the id's leading C<k>)."""
-    return {"id": rid, "claim": rid.split("-")[0].rstrip("abcdefghijklmnopqrstuvwxyz"), "statement": statement,
-            "method": method, "n_tested": int(n_tested), "n_agree": int(n_agree), "pass": bool(ok),
-            "informational": bool(informational), "evidence": evidence, "note": note}
 
 
 def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: float = 1e-3) -> list:

@@ -56,6 +56,8 @@ from ..dynamics import USA_MAX_LOGIT
 from ..integrate import uniform_sphere
 from ..regimes import RegimeTolerances, classify_r2_trajectory
 from ..sphere_integrate import dop853_sphere
+from .claim_row import claim_row as _row
+from .claim_row import counts_text
 from .highdim import embed_scenario, r_noise_floor
 
 #: Kinds of run: the unperturbed weights, a random perturbation of size δ, a b-bit quantisation.
@@ -444,20 +446,6 @@ def thresholds(df: pd.DataFrame) -> pd.DataFrame:
 
 
 EVIDENCE = "paper_figures/fig_robustness.pdf; results/tables/robustness.csv"
-
-
-def _row(rid, statement, method, n_tested, n_agree, ok, evidence, note="", informational=False) -> dict:
-    """One claims-table row (the columns of :data:`lsadyn.paper.claims.COLUMNS`; not imported from there, so
-    that the stage's jobs do not depend on the claims module)."""
-    return {"id": rid, "claim": rid.split("-")[0].rstrip("abcdefghijklmnopqrstuvwxyz"), "statement": statement,
-            "method": method, "n_tested": int(n_tested), "n_agree": int(n_agree), "pass": bool(ok),
-            "informational": bool(informational), "evidence": evidence, "note": note}
-
-
-def counts_text(labels) -> str:
-    """'cluster_converge 40, oscillate 3' (most frequent first); 'none' if empty."""
-    vc = pd.Series(list(labels), dtype=object).value_counts()
-    return ", ".join(f"{k} {v}" for k, v in vc.items()) or "none"
 
 
 def _fmt_levels(fr: pd.DataFrame, kind: str) -> str:

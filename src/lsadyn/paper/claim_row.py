@@ -1,0 +1,22 @@
+"""One row of the claims table (results/tables/claims.csv), shared by the claims module and the stages
+that contribute rows (persistence, robustness) without those stages' jobs depending on the claims module."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+COLUMNS = ["id", "claim", "statement", "method", "n_tested", "n_agree", "pass", "informational", "evidence", "note"]
+
+
+def claim_row(rid, statement, method, n_tested, n_agree, ok, evidence, note="", informational=False) -> dict:
+    """A claims-table row with the columns :data:`COLUMNS`; ``claim`` is ``rid`` up to its first '-' without
+    trailing letters ('C8a-identity-lsa-d2' -> 'C8')."""
+    return {"id": rid, "claim": rid.split("-")[0].rstrip("abcdefghijklmnopqrstuvwxyz"), "statement": statement,
+            "method": method, "n_tested": int(n_tested), "n_agree": int(n_agree), "pass": bool(ok),
+            "informational": bool(informational), "evidence": evidence, "note": note}
+
+
+def counts_text(labels) -> str:
+    """'cluster_converge 40, oscillate 3' (most frequent first); 'none' if empty."""
+    vc = pd.Series(list(labels), dtype=object).value_counts()
+    return ", ".join(f"{k} {v}" for k, v in vc.items()) or "none"
