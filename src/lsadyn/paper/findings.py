@@ -78,6 +78,17 @@ class Tally:
     failing_ids: list = field(default_factory=list)
     claims_pass: list = field(default_factory=list)
     claims_fail: list = field(default_factory=list)
+    claims_informational: list = field(default_factory=list)  # claims with informational rows only
+
+
+def claim_groups(c: pd.DataFrame):
+    """(claim, rows) in the claims' numeric order (C1, C2, ..., C10), not as text (C1, C10, C2)."""
+    def key(claim):
+        digits = "".join(ch for ch in str(claim) if ch.isdigit())
+        return (int(digits) if digits else 10**9, str(claim))
+
+    groups = dict(tuple(c.groupby("claim", sort=False)))
+    return [(claim, groups[claim]) for claim in sorted(groups, key=key)]
 
 
 def tally(claims: pd.DataFrame) -> Tally:
@@ -89,10 +100,12 @@ def tally(claims: pd.DataFrame) -> Tally:
     t.failing = int((~decided["pass"]).sum())
     t.informational = int(c.informational.sum())
     t.failing_ids = list(decided.loc[~decided["pass"], "id"])
-    for claim, g in c.groupby("claim", sort=True):
+    for claim, g in claim_groups(c):
         d = g[~g.informational]
         if len(d):
             (t.claims_pass if bool(d["pass"].all()) else t.claims_fail).append(claim)
+        else:
+            t.claims_informational.append(claim)
     return t
 
 
@@ -234,16 +247,18 @@ def findings_markdown(claims: pd.DataFrame, tables: dict, settings: dict) -> str
              "do not edit. Rerunning the build with another config rewrites it.", "",
              f"Build: {build_description(settings)}", "",
              f"**{len(t.claims_pass)} of {len(t.claims_pass) + len(t.claims_fail)} claims pass** "
-             f"({', '.join(t.claims_pass) or 'none'}); failing: {', '.join(t.claims_fail) or 'none'}. "
+             f"({', '.join(t.claims_pass) or 'none'}); failing: {', '.join(t.claims_fail) or 'none'}"
+             + (f"; informational only (not counted): {', '.join(t.claims_informational)}"
+                if t.claims_informational else "") + ". "
              f"Rows of `results/tables/claims.csv`: {t.passing} passing, {t.failing} failing"
              + (f" ({', '.join(t.failing_ids)})" if t.failing_ids else "")
              + f", {t.informational} informational (outside a claim's hypotheses; they do not count).", "",
              "| claim | verdict | rows passing / decided | informational rows | figure |", "|---|---|---|---|---|"]
-    for claim, g in c.groupby("claim", sort=True):
+    for claim, g in claim_groups(c):
         d = g[~g.informational]
         lines.append(f"| [{claim}](#{claim.lower()}) | {claim_verdict(g)} | {int(d['pass'].sum())} / {len(d)} | "
                      f"{int(g.informational.sum())} | `paper_figures/{FIGURE.get(claim, '')}.png` |")
-    for claim, g in c.groupby("claim", sort=True):
+    for claim, g in claim_groups(c):
         lines += ["", f"## {claim}", "", f"*{CLAIM_TITLES.get(claim, '')}*", "",
                   f"**Verdict: {claim_verdict(g)}.** Figure: `paper_figures/{FIGURE.get(claim, '')}.png`.", "",
                   "What was tested, and what the runs showed:", "", _md_table(_claim_rows_table(g))]
@@ -319,7 +334,7 @@ def findings_html(claims: pd.DataFrame, tables: dict, settings: dict) -> str:
              f"<p><b>{len(t.claims_pass)} of {len(t.claims_pass) + len(t.claims_fail)} claims pass</b> "
              f"({esc(', '.join(t.claims_pass) or 'none')}); failing: {esc(', '.join(t.claims_fail) or 'none')}. "
              f"Rows: {t.passing} passing, {t.failing} failing, {t.informational} informational.</p>", LEGEND]
-    for claim, g in c.groupby("claim", sort=True):
+    for claim, g in claim_groups(c):
         v = claim_verdict(g)
         colour = {"pass": "#0b4d1e", "fail": "#7a1109"}.get(v, "#555")
         parts += [f"<h2 id='{claim.lower()}'>{esc(claim)}: {esc(CLAIM_TITLES.get(claim, ''))}</h2>",

@@ -520,7 +520,8 @@ def claim_rows(df: pd.DataFrame) -> list[dict]:
         flips = below[~below.kept & (below.regime != "undetermined")]
         first = p[~p.kept & (p.regime != "undetermined")]
         note = (f"{len(below)} runs below δ_min, {len(flips)} of them changed regime; per scenario and d, δ_min / "
-                f"first change: " + "; ".join(
+                f"first δ with a change to another decided regime (undetermined runs, which C8a counts as "
+                f"changes, are left out here): " + "; ".join(
                     f"{sc} d={d}: {gg.delta_min.iloc[0]:.3g} / "
                     f"{_first(first[(first.scenario == sc) & (first.d == d)].delta.min())}"
                     for (sc, d), gg in p.groupby(["scenario", "d"], sort=False)))
