@@ -31,7 +31,7 @@ from .api import time_scale
 from .compiled_sphere import exp_inplace
 from .decide import DEFAULT_BUDGET, decide, window_tolerances
 from .dynamics import USA_MAX_LOGIT
-from .metrics import cluster_shape, mean_token_norm, pseudo_r2
+from .metrics import cluster_shape, mean_token_norm, pseudo_r2, r_noise_floor
 from .regimes import RegimeResult, RegimeTolerances, classify_r2_trajectory
 
 BATCH_MODELS = ("lsa", "usa")
@@ -50,12 +50,6 @@ def run_time_scale(model: str, A, V, beta) -> float:
     if model == "usa":
         return usa_time_scale(A, V, beta)
     raise ValueError(f"model: batch runs support {', '.join(BATCH_MODELS)}, got {model!r}")
-
-
-def noise_floor_r(n: int, d: int) -> float:
-    """r of n i.i.d. uniform tokens at the Marchenko–Pastur edge, ((1 + √(d/n))² − 1)/(d − 1)
-    (as :func:`lsadyn.paper.highdim.r_noise_floor`)."""
-    return ((1 + np.sqrt(d / n)) ** 2 - 1) / (d - 1)
 
 
 def _is_identity_stack(M) -> bool:
@@ -238,7 +232,7 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
 
     ``horizon`` and ``dt`` are in units of each member's τ (:func:`run_time_scale`); ``n_samples`` samples
     per horizon; undecided members continue up to ``budget`` × the horizon (:mod:`lsadyn.decide`). In
-    d > 2 the classifier's ``tol_zero`` defaults to :func:`noise_floor_r` (an r below the noise of
+    d > 2 the classifier's ``tol_zero`` defaults to :func:`lsadyn.metrics.r_noise_floor` (an r below the noise of
     i.i.d. uniform tokens is an interior state)."""
     A = np.asarray(A, dtype=float)
     V = np.asarray(V, dtype=float)
@@ -263,7 +257,7 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
     h = ds / np.ceil(ds / dt - 1e-9)
     run = BatchTokenRun(BatchField(model, A, V, beta, tau), X0, h)
     if tol is None:
-        tol = RegimeTolerances(tol_zero=noise_floor_r(n, d)) if d > 2 else RegimeTolerances()
+        tol = RegimeTolerances(tol_zero=r_noise_floor(n, d)) if d > 2 else RegimeTolerances()
     wtol = window_tolerances(tol)
     windows = {}
 

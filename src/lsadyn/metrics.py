@@ -161,3 +161,10 @@ def oa_manifold_distance(theta, k_max: int = 64) -> float:
         p *= w
         total += abs(p.mean()) ** 2 / k ** 2
     return float(np.sqrt(total))
+
+
+def r_noise_floor(n: int, d: int) -> float:
+    """r of n i.i.d. uniform tokens in d dimensions at the Marchenko–Pastur edge:
+    λ_max(M) ≈ (1 + √(d/n))² / d, so r ≈ ((1 + √(d/n))² − 1)/(d − 1). Below it the leading axis of
+    M is noise and its swept angle is meaningless."""
+    return ((1 + np.sqrt(d / n)) ** 2 - 1) / (d - 1)

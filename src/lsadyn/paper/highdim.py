@@ -13,7 +13,7 @@ the plane, mass concentrates in the plane and the d = 2 behaviour of (A₂, V₂
 Observables: :math:`r(t) = (d\lambda_{max}(M) - 1)/(d-1)`, the angle swept by the leading axis of
 M, histograms of pairwise inner products at a few times, |mean token| and the cluster shape of the final
 state (:func:`lsadyn.metrics.cluster_shape`: one cluster or an antipodal pair). An r below the noise floor of
-i.i.d. uniform tokens (:func:`r_noise_floor`) counts as an interior (unclustered) state.
+i.i.d. uniform tokens (:func:`lsadyn.metrics.r_noise_floor`) counts as an interior (unclustered) state.
 
 Runs use the adaptive DOP853 sphere stepper (:mod:`lsadyn.sphere_integrate`) at tolerances ``rtol``/``atol``;
 each is repeated (same seed) at tolerances tighter by a factor ``check_tighten`` (:func:`checked_run`) and
@@ -32,7 +32,7 @@ from ..api import time_scale
 from ..decide import window_tolerances
 from ..dynamics import attention, field_for
 from ..integrate import integrate_sphere, uniform_sphere
-from ..metrics import axis_observer, cluster_shape, mean_token_norm, pseudo_r2
+from ..metrics import axis_observer, cluster_shape, mean_token_norm, pseudo_r2, r_noise_floor
 from ..regimes import RegimeTolerances, classify_r2_trajectory
 
 
@@ -54,13 +54,6 @@ def inner_product_histogram(X, bins):
     G = X @ X.T
     iu = np.triu_indices(X.shape[0], 1)
     return np.histogram(np.clip(G[iu], -1, 1), bins=bins, density=True)[0]
-
-
-def r_noise_floor(n: int, d: int) -> float:
-    """r of n i.i.d. uniform tokens in d dimensions at the Marchenko–Pastur edge:
-    λ_max(M) ≈ (1 + √(d/n))² / d, so r ≈ ((1 + √(d/n))² − 1)/(d − 1). Below it the leading axis of
-    M is noise and its swept angle is meaningless."""
-    return ((1 + np.sqrt(d / n)) ** 2 - 1) / (d - 1)
 
 
 def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, atol=1e-9, n_snapshots=5, tol=None,
