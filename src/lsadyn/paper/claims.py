@@ -7,8 +7,10 @@ Columns (``COLUMNS``): ``id`` (unique per row, scheme in workflow/report/claims_
 OA manifold — and not counted toward the claim's verdict; ``pass`` then says whether the row's own
 statement held), ``evidence`` (files), ``note`` (plain words).
 
-A row passes when every *determined* tested point agrees and at most ``max_undetermined``
-(fraction) of them are ``undetermined`` (inconclusive within the budget, counted in the note).
+A row about every tested point passes when every *determined* point agrees and at most ``max_undetermined``
+(fraction) of them are ``undetermined`` (inconclusive within the budget, counted in the note); rows with
+another rule (C3a: a region exists, C6b, C8a–d, …) say it in their docstrings and in
+workflow/report/claims_legend.md.
 """
 
 from __future__ import annotations
@@ -248,8 +250,12 @@ def claims_highdim(hd: pd.DataFrame) -> list[dict]:
             pair = cl[cl.cluster_shape == "antipodal_pair"]
             where = "; ".join(f"{r.scenario}: {r.cluster_shape.replace('_', ' ')} (|mean token| "
                               f"{r.mean_token_norm:.2f})" for r in cl.itertuples())
+            # the d = 2 shape is LSA's: USA's own d = 2 runs can end in one cluster (persistence table)
+            same = ("as in d = 2 (one cluster is a different end state)" if model == "lsa" else
+                    "the shape LSA keeps in d = 2 (one cluster, which softmax reaches in d = 2 too, is a different "
+                    "end state)")
             rows.append(_row(f"C7-shape-{model}", f"clustered end states at d = {d} ({model.upper()}) are antipodal "
-                             f"pairs, as in d = 2 (one cluster is a different end state)", f"particles-{model}",
+                             f"pairs, {same}", f"particles-{model}",
                              len(cl), len(pair), len(cl) > 0 and len(pair) == len(cl), ev,
                              (where or "no clustered end state") + "; in d = 2 LSA keeps the tokens' split between "
                              "the two poles, softmax (USA) can gather every token in one cluster",
