@@ -15,11 +15,15 @@
 # # Robustness (claim C8, beyond the paper): regimes under perturbed and quantised weights
 # Fraction of runs keeping the regime of the unperturbed (A, V), against the relative perturbation size
 # δ = ‖A′ − A‖_F/‖A‖_F = ‖V′ − V‖_F/‖V‖_F and against the bit width b of the quantiser, per scenario
-# (rows) and model (LSA solid circles, USA dashed squares), at each dimension of the config.
+# (rows) and model (LSA circles left of each level, USA squares right of it: both stay visible where they
+# are equal), at each dimension of the config.
 # Open markers: some runs at that point stayed `undetermined` (counted as not kept). Crosses (clustered
-# scenarios): the fraction the eigenvalue criterion predicts to keep the regime. Vertical lines
-# (clustered scenarios): δ_min = |m₀|/‖V‖_F below which the rotation margin m₀ cannot change sign, and
-# δ_typ = d·δ_min. Reads results/tables/robustness.csv only.
+# scenarios), in the model's colour beside its marker: the fraction the eigenvalue criterion predicts to keep
+# the regime (drawn behind the marker). A pale bar below a marker: kept runs that are predicted to rotate more slowly than the decision
+# procedure resolves (predicted_rate < min_rate), so they were labelled by what the window showed; the bar ends
+# at the fraction kept without them. Vertical lines (clustered scenarios with m₀ ≠ 0): δ_min = |m₀|/‖V‖_F below
+# which the rotation margin m₀ cannot change sign, and δ_typ = d·δ_min. Every δ of one dimension reuses the
+# same random directions G (one per seed; the x label says how many). Reads results/tables/robustness.csv only.
 
 # %%
 import matplotlib.pyplot as plt
@@ -28,7 +32,7 @@ from matplotlib.lines import Line2D
 
 from lsadyn.paper.io import load_table
 from lsadyn.paper.plotting import OKABE_ITO, REGIME_STYLE, save_figure, style
-from lsadyn.paper.robustness import kept_fractions, thresholds
+from lsadyn.paper.robustness import kept_fractions, thresholds, with_reference
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -48,8 +52,25 @@ MODEL_STYLE = {"lsa": dict(color=OKABE_ITO[0], ls="-", marker="o", ms=3.5),
                "usa": dict(color=OKABE_ITO[3], ls="--", marker="s", ms=4.5)}
 
 # %%
+kept_runs = with_reference(table)
+# kept runs whose predicted rotation is too slow for the decision procedure to resolve (labelled by the window)
+kept_runs = kept_runs.assign(
+    level=np.where(kept_runs.kind == "perturb", kept_runs.delta, kept_runs.bits.astype(float)),
+    slow_kept=kept_runs.kept & (kept_runs.predicted == "cluster_rotate")
+    & (kept_runs.predicted_rate < kept_runs.min_rate) & (kept_runs.reference != "cluster_rotate"))
+slow = kept_runs.groupby(["scenario", "d", "model", "kind", "level"]).slow_kept.sum()
+n_dirs = table[table.kind == "perturb"].groupby("d").perturb_seed.nunique()
+# LSA left of each level, USA right of it (log axis: a factor; bits: an offset)
+DODGE = {m: (k - (len(models) - 1) / 2) for k, m in enumerate(models)}
+
+
+def dodged(x, kind, model):
+    x = np.asarray(x, float)
+    return x * 10 ** (0.13 * DODGE[model]) if kind == "perturb" else x + 0.6 * DODGE[model]
+
+
 cols = [("perturb", d) for d in dims] + [("quantise", d) for d in dims]
-fig, axes = plt.subplots(len(scenarios), len(cols), figsize=(1.75 * len(cols) + 0.9, 1.2 * len(scenarios) + 1.3),
+fig, axes = plt.subplots(len(scenarios), len(cols), figsize=(1.75 * len(cols) + 0.9, 1.25 * len(scenarios) + 1.4),
                          sharey=True, sharex="col", squeeze=False)
 for i, sc in enumerate(scenarios):
     for j, (kind, d) in enumerate(cols):
@@ -59,46 +80,69 @@ for i, sc in enumerate(scenarios):
             if not len(g):
                 continue
             st = MODEL_STYLE.get(model, dict(color="k", ls=":", marker="^", ms=4))
-            ax.plot(g.level, g.fraction_kept, color=st["color"], ls=st["ls"], lw=0.9)
-            for x, y, u in zip(g.level, g.fraction_kept, g.undetermined):
-                ax.plot([x], [y], marker=st["marker"], ms=st["ms"], color=st["color"],
+            x = dodged(g.level, kind, model)
+            ax.plot(x, g.fraction_kept, color=st["color"], ls=st["ls"], lw=0.9)
+            for xx, lv, y, u, n in zip(x, g.level, g.fraction_kept, g.undetermined, g.runs):
+                ax.plot([xx], [y], marker=st["marker"], ms=st["ms"], color=st["color"],
                         mfc="white" if u else st["color"], mew=0.8, ls="", clip_on=False, zorder=4)
-            ok = np.isfinite(g.fraction_predicted)
-            ax.plot(g.level[ok], g.fraction_predicted[ok], marker="x", ms=5 if model == "lsa" else 3.5, mew=0.9,
-                    color="k" if model == "lsa" else "0.5", ls="", clip_on=False, zorder=5)
+                k_slow = int(slow.get((sc, d, model, kind, lv), 0))
+                if k_slow:
+                    y0 = y - k_slow / n
+                    ax.plot([xx, xx], [y0, y], color=st["color"], lw=2.6, alpha=0.35, solid_capstyle="butt",
+                            zorder=2)
+                    ax.plot([xx], [y0], marker="_", ms=5, mew=0.9, color=st["color"], ls="", zorder=3)
+            ok = np.isfinite(g.fraction_predicted).to_numpy()
+            if ok.any():  # an empty unclipped marker line would sit at the figure origin and collapse the layout
+                ax.plot(x[ok], g.fraction_predicted[ok], marker="x", ms=7, mew=0.8, color=st["color"], ls="",
+                        clip_on=False, zorder=3)  # behind the model's marker: its arms show around it
         t = th[(th.scenario == sc) & (th.d == d)]
         if kind == "perturb":
             ax.set_xscale("log")
-            if len(t) and t.delta_min.iloc[0] <= 1.5 * table[(table.d == d)].delta.max():
+            levels = table[(table.d == d) & (table.kind == "perturb")].delta
+            bounds = th[(th.d == d) & (th.delta_min > levels.min() / 100)].delta_min  # drawn δ_min lines stay in view
+            ax.set_xlim(min(levels.min(), bounds.min() if len(bounds) else np.inf) / 10 ** 0.4,
+                        levels.max() * 10 ** 0.4)
+            dmax = 1.5 * table[(table.d == d)].delta.max()
+            if len(t) and 0 < t.delta_min.iloc[0] <= dmax:  # m0 = 0 (V = I): no bound to draw
                 ax.axvline(t.delta_min.iloc[0], color="0.35", lw=0.8, ls=(0, (4, 2)), zorder=1)
-                if t.delta_typ.iloc[0] <= 1.5 * table[(table.d == d)].delta.max():
+                if t.delta_typ.iloc[0] <= dmax:
                     ax.axvline(t.delta_typ.iloc[0], color="0.35", lw=0.8, ls=":", zorder=1)
         else:
             bits = sorted(table[(table.d == d) & (table.kind == "quantise")].bits.unique())
             ax.set_xticks(bits)
-            ax.set_xlim(min(bits) - 0.7, max(bits) + 0.7)
+            ax.set_xlim(min(bits) - 1.2, max(bits) + 1.2)
             q = table[(table.scenario == sc) & (table.d == d) & (table.kind == "quantise")]
             if len(q) and q.rel_change_V.max() == 0 and q.rel_change_A.max() == 0:
                 ax.text(0.5, 0.45, "A, V on the grid:\nquantisation exact", transform=ax.transAxes, ha="center",
                         va="center", fontsize=6, color="0.35")
         ax.set_ylim(-0.06, 1.08)
         ax.grid(True, lw=0.3, alpha=0.5)
-        ref = table[(table.scenario == sc) & (table.d == d) & (table.kind == "none")]
-        refs = "/".join(REGIME_STYLE[r]["short"] if r in REGIME_STYLE else r for r in ref.regime)
-        ax.text(0.0, 1.02, f"unperturbed: {refs}", transform=ax.transAxes, fontsize=5.5, color="0.3", va="bottom")
+        ref = table[(table.scenario == sc) & (table.d == d) & (table.kind == "none")].set_index("model").regime
+        refs = "/".join(REGIME_STYLE[r]["short"] if r in REGIME_STYLE else r for r in ref.reindex(models).fillna("-"))
+        ax.text(0.0, 1.02, f"unperturbed ({'/'.join(m.upper() for m in models)}): {refs}", transform=ax.transAxes,
+                fontsize=5.5, color="0.3", va="bottom")
         if i == 0:
             what = "perturbation δ" if kind == "perturb" else "quantisation b"
             ax.set_title(rf"$\bf{{({'abcdefgh'[j]})}}$ {what}, $d = {d}$" + "\n", fontsize=8)
         if i == len(scenarios) - 1:
-            ax.set_xlabel(r"relative size $\delta$" if kind == "perturb" else "bits $b$")
+            if kind == "perturb":
+                k = int(n_dirs.get(d, 0))
+                ax.set_xlabel(r"relative size $\delta$" + f"\n(the same {k} direction{'s' if k != 1 else ''} "
+                              "at every δ)")
+            else:
+                ax.set_xlabel("bits $b$")
     axes[i, 0].set_ylabel(sc.replace("_", " ") + "\nfraction kept", fontsize=7)
 handles = [Line2D([], [], color=MODEL_STYLE[m]["color"], ls=MODEL_STYLE[m]["ls"], marker=MODEL_STYLE[m]["marker"],
-                  ms=MODEL_STYLE[m]["ms"], lw=0.9, label=m.upper()) for m in models if m in MODEL_STYLE]
+                  ms=MODEL_STYLE[m]["ms"], lw=0.9, label=f"{m.upper()} ({'left' if DODGE[m] < 0 else 'right'} of "
+                  "each level)") for m in models if m in MODEL_STYLE]
 handles += [Line2D([], [], color="k", marker="o", mfc="white", ls="", ms=4, label="some runs undetermined"),
-            Line2D([], [], color="k", marker="x", ls="", ms=5, label="predicted kept (eigenvalue criterion; LSA black, USA grey)"),
+            Line2D([], [], color="k", marker="x", ls="", ms=6, mew=0.8,
+                   label="fraction predicted to keep it (eigenvalue criterion)"),
+            Line2D([], [], color="k", lw=2.6, alpha=0.35, solid_capstyle="butt",
+                   label="kept, but predicted to rotate too slowly to resolve"),
             Line2D([], [], color="0.35", ls=(0, (4, 2)), lw=0.8, label=r"$\delta_{min} = |m_0|/\|V\|_F$"),
             Line2D([], [], color="0.35", ls=":", lw=0.8, label=r"$\delta_{typ} = d\,\delta_{min}$")]
-fig.legend(handles=handles, loc="outside lower center", ncol=4, frameon=False, fontsize=7)
+fig.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False, fontsize=7)
 fig.suptitle("C8 (beyond the paper): fraction of runs keeping the unperturbed regime under weight perturbation "
              r"$A + \delta\|A\|_F G/\|G\|_F$ and $b$-bit quantisation", fontsize=8.5)
 save_figure(fig, PDF, PNG, DPI)
