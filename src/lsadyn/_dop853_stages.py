@@ -8,6 +8,8 @@ once and writes its own (the loop vectorises), instead of one read-modify-write 
 from numba import njit
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
+from . import _kernel_cache  # noqa: F401  (registers the shared, content-keyed numba cache)
+
 _A = _dop.A.astype(float)
 _B = _dop.B.astype(float)
 _E3 = _dop.E3.astype(float)

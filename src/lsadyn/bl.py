@@ -27,6 +27,8 @@ from numba import njit
 from scipy.optimize import linprog
 from scipy.sparse import csr_matrix
 
+from . import _kernel_cache  # noqa: F401  (registers the shared, content-keyed numba cache)
+
 TWO_PI = 2 * np.pi
 
 

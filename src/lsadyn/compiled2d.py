@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
+from . import _kernel_cache  # noqa: F401  (registers the shared, content-keyed numba cache)
 from ._dop853_stages import _new_state_and_error, _stage_pass
 
 _A = np.ascontiguousarray(_dop.A, dtype=np.float64)  # (16, 16), rows 13..15 are the dense-output stages
@@ -341,6 +342,8 @@ once and writes its own (the loop vectorises), instead of one read-modify-write 
 
 from numba import njit
 from scipy.integrate._ivp import dop853_coefficients as _dop
+
+from . import _kernel_cache  # noqa: F401  (registers the shared, content-keyed numba cache)
 
 _A = _dop.A.astype(float)
 _B = _dop.B.astype(float)

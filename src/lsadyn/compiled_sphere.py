@@ -11,6 +11,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from . import _kernel_cache  # noqa: F401  (registers the shared, content-keyed numba cache)
+
 _INV_LN2 = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 split for an exact k·ln2 (Cody–Waite)
 _LN2_LO = 1.90821492927058770002e-10

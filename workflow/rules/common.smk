@@ -1,9 +1,6 @@
 # Helpers shared by the rules: the list of experiments and the lsadyn modules a script imports.
 import ast
-import hashlib
-import os
 from functools import cache
-from importlib.metadata import version
 from pathlib import Path
 
 CASES = ["case1", "case2", "case3", "case4", "bifurcation"]
@@ -77,22 +74,7 @@ def lib_inputs(script):
     files = {str(_module_file(m)) for m in seen} | {str(LIB / "__init__.py")}
     return sorted(files)
 
-
-# numba's on-disk cache of the compiled kernels: in the user's cache directory ($XDG_CACHE_HOME or ~/.cache,
-# lsadyn/numba/), not beside the sources, in a folder named after a hash of the numba version and of every
-# lsadyn module that mentions numba. numba keys a cached function on its own file only, so an edited callee
-# module (e.g. _dop853_stages.py) would otherwise load stale machine code; with the hash, edited kernels get a
-# new folder, while clones and copies with the same kernels (tests, sweeps) share one compile.
-# A NUMBA_CACHE_DIR set by the user is kept.
-def _kernel_cache_dir():
-    h = hashlib.sha256(version("numba").encode())
-    for path in sorted(LIB.rglob("*.py")):
-        text = path.read_bytes()
-        if b"numba" in text:
-            h.update(str(path.relative_to(LIB)).encode())
-            h.update(text)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base, "lsadyn", "numba", h.hexdigest()[:16])
-
-
-os.environ.setdefault("NUMBA_CACHE_DIR", str(_kernel_cache_dir()))
+# numba's on-disk cache of the compiled kernels: lsadyn._kernel_cache files them by content (numba and Python
+# versions, every kernel source), in $NUMBA_CACHE_DIR if set, else ~/.cache/lsadyn/numba, so clones, copies,
+# worktrees and the test suite with the same kernels share one compile, and an edited kernel module
+# (a callee in another file included) recompiles. Nothing to set here.

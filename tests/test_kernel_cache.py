@@ -1,0 +1,121 @@
+"""The shared numba cache of lsadyn._kernel_cache: a second copy of the package loads the kernels another copy
+compiled, an edited kernel (or an edited callee in another file) recompiles instead of loading stale machine
+code, and processes compiling at once leave a cache that loads correct code."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+LIB = Path(__file__).resolve().parents[1] / "src" / "lsadyn"
+
+# A kernel that calls a compiled callee defined in another module of the package (as compiled2d calls
+# _dop853_stages): numba's own stamp covers only the caller's file.
+CALLEE = '''from numba import njit
+
+from . import _kernel_cache  # noqa: F401
+
+
+@njit(cache=True)
+def probe_callee(x):
+    return x + {value}
+'''
+CALLER = '''from numba import njit
+
+from . import _kernel_cache  # noqa: F401
+from ._probe_callee import probe_callee
+
+
+@njit(cache=True)
+def probe(x):
+    return 2.0 * probe_callee(x)
+'''
+RUN = '''import json
+from lsadyn import _probe
+from lsadyn._kernel_cache import KernelCacheLocator
+value = _probe.probe(1.0)
+stats = _probe.probe.stats
+print(json.dumps({"value": value, "hits": sum(stats.cache_hits.values()),
+                  "misses": sum(stats.cache_misses.values()), "path": stats.cache_path,
+                  "locator": type(_probe.probe._cache._impl.locator) is KernelCacheLocator}))
+'''
+
+
+def make_copy(root: Path, callee_value: float = 1.0) -> Path:
+    """A copy of the lsadyn package under ``root``/src with the probe kernels added."""
+    dest = root / "src" / "lsadyn"
+    shutil.copytree(LIB, dest, ignore=shutil.ignore_patterns("__pycache__"))
+    (dest / "_probe_callee.py").write_text(CALLEE.format(value=callee_value))
+    (dest / "_probe.py").write_text(CALLER)
+    return root
+
+
+def start(copy: Path, cache: Path) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(copy / "src"), NUMBA_CACHE_DIR=str(cache))
+    return subprocess.Popen([sys.executable, "-c", RUN], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def finish(proc: subprocess.Popen) -> dict:
+    import json
+
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-2000:]
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def run(copy: Path, cache: Path) -> dict:
+    return finish(start(copy, cache))
+
+
+@pytest.fixture
+def cache(tmp_path):
+    return tmp_path / "numba_cache"
+
+
+def test_second_copy_loads_what_the_first_compiled(tmp_path, cache):
+    first = run(make_copy(tmp_path / "a"), cache)
+    assert first["locator"] and first["value"] == 4.0
+    assert first["misses"] == 1 and first["hits"] == 0  # compiled
+    second = run(make_copy(tmp_path / "b"), cache)  # another checkout path, same sources
+    assert second["value"] == 4.0
+    assert second["hits"] == 1 and second["misses"] == 0  # loaded, not compiled
+    assert second["path"] == first["path"]
+    assert "/a/" not in first["path"] and str(tmp_path / "a") not in first["path"]  # not keyed on the checkout
+
+
+def test_edited_callee_recompiles_instead_of_loading_stale_code(tmp_path, cache):
+    a = make_copy(tmp_path / "a")
+    assert run(a, cache)["value"] == 4.0
+    (a / "src/lsadyn/_probe_callee.py").write_text(CALLEE.format(value=5.0))  # the caller's file is unchanged
+    edited = run(a, cache)
+    assert edited["value"] == 12.0  # 2 * (1 + 5), not the cached 2 * (1 + 1)
+    assert edited["misses"] == 1 and edited["hits"] == 0
+
+
+@pytest.mark.slow
+def test_processes_compiling_at_once_leave_a_correct_cache(tmp_path, cache):
+    # two copies with one set of sources, one with another, all compiling into one empty cache at once
+    copies = [make_copy(tmp_path / f"c{i}", callee_value=v) for i, v in enumerate((1.0, 3.0, 1.0))]
+    results = [finish(p) for p in [start(c, cache) for c in copies]]
+    assert [r["value"] for r in results] == [4.0, 8.0, 4.0]
+    again = [run(c, cache) for c in copies[:2]]
+    assert [r["value"] for r in again] == [4.0, 8.0]
+    assert all(r["hits"] == 1 and r["misses"] == 0 for r in again)
+
+
+def test_pipeline_kernels_use_the_shared_locator():
+    from lsadyn import _kernel_cache, bl, compiled2d, compiled_sphere
+    from lsadyn._dop853_stages import _stage_pass
+
+    kernels = [compiled2d.advance_phase_points, compiled2d.advance_small, _stage_pass, bl._cycle_max]
+    kernels += [k for k in vars(compiled_sphere).values() if hasattr(k, "_cache")]
+    for kernel in kernels:
+        assert isinstance(kernel._cache._impl.locator, _kernel_cache.KernelCacheLocator), kernel
+    names = {p.name for p in _kernel_cache.kernel_sources()}
+    assert {"compiled2d.py", "_dop853_stages.py", "bl.py", "compiled_sphere.py"} <= names
