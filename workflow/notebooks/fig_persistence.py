@@ -16,6 +16,8 @@
 # (a, b) Regime map, scenario × d, one marker per seed (colour and shape: the observed regime; filled: one
 # cluster or no cluster, open: an antipodal pair). (c) Rotation rate against the derived rate. (d) Oscillation
 # period relative to d = 2. (e) Random N(0, 1/d) weights: fraction of runs per regime. (f, g) β sweep.
+# (c, d, f, g): shape and colour = model (circle LSA, square USA), fill = cluster shape as in (a, b); a run whose
+# regime differs from the scenario's d = 2 regime is labelled with its regime.
 # Reads results/tables/persistence.csv only.
 
 # %%
@@ -23,6 +25,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from lsadyn.paper.io import load_table
 from lsadyn.paper.persistence import d2_reference
@@ -44,6 +47,18 @@ bet = table[table.study == "beta"]
 models = list(dict.fromkeys(table.model))
 MODEL_MARK = {"lsa": "o", "usa": "s"}
 MODEL_COLOR = {"lsa": "#0072B2", "usa": "#D55E00"}
+
+
+def shape_face(model, shape):
+    """Marker face: open for an antipodal pair, filled (model colour) for one cluster or none, as in (a, b)."""
+    return "white" if shape == "antipodal_pair" else MODEL_COLOR[model]
+
+
+def plain_log_ticks(axis):
+    """Log axis with 1-2-5 ticks written as plain numbers (a range inside one decade keeps labelled ticks)."""
+    axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_locator(NullLocator())
 
 # %%
 fig = plt.figure(figsize=(2 * COLUMN_WIDTH, 8.2))
@@ -79,13 +94,16 @@ for j, model in enumerate(["lsa", "usa"]):
 # (c) rotation rate against the derived rate
 ax = fig.add_subplot(gs[1, 0])
 rot = dim[dim.rate_rel_err.notna()]
+SCEN_LS = {"rotation": "-", "saddle_rotate": ":"}  # scenario: line style (fill is the cluster shape, as in a, b)
 for model in models:
-    for sc, mk_fill in (("rotation", True), ("saddle_rotate", False)):
-        g = rot[(rot.model == model) & (rot.scenario == sc)]
+    for sc, ls in SCEN_LS.items():
+        g = rot[(rot.model == model) & (rot.scenario == sc)].sort_values("d")
         if len(g):
-            ax.plot(g.d, np.maximum(g.rate_rel_err, 1e-12), marker=MODEL_MARK[model], ls="",
-                    mfc=MODEL_COLOR[model] if mk_fill else "white", mec=MODEL_COLOR[model], ms=4,
-                    label=f"{model.upper()}, {sc.replace('_', ' ')}")
+            err = np.maximum(g.rate_rel_err, 1e-12)
+            med = err.groupby(g.d).median()
+            ax.plot(med.index, med.values, color=MODEL_COLOR[model], ls=ls, lw=0.7)
+            for dd, e, shp in zip(g.d, err, g.cluster_shape):
+                ax.plot(dd, e, marker=MODEL_MARK[model], ls="", mfc=shape_face(model, shp), mec=MODEL_COLOR[model], ms=4)
 ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xticks(dvals, [str(d) for d in dvals])
@@ -97,7 +115,8 @@ ax.set_title("rotating runs: rate vs the derived rate\n"
 if len(rot):  # head room above the points for the legend
     lo, hi = np.nanmin(np.maximum(rot.rate_rel_err, 1e-12)), np.nanmax(np.maximum(rot.rate_rel_err, 1e-12))
     ax.set_ylim(lo / 3, hi * 3e3)
-ax.legend(fontsize=5.5, frameon=False, loc="upper left", ncol=2)
+ax.legend(handles=[Line2D([], [], color="0.3", ls=ls, lw=0.7, label=sc.replace("_", " ") + " (median over seeds)")
+                   for sc, ls in SCEN_LS.items()], fontsize=5.5, frameon=False, loc="upper left", ncol=2)
 panel_letter(ax, next(letters), x=-0.16)
 
 # (d) oscillation period relative to d = 2
@@ -108,15 +127,16 @@ for model in models:
     g = osc[osc.model == model]
     if len(g):
         p2 = np.array([ref.period_d2.get((s, model), np.nan) for s in g.scenario])
-        ax.plot(g.d, g.period / p2, marker=MODEL_MARK[model], color=MODEL_COLOR[model], ls="", ms=4,
-                label=model.upper())
+        nudge = 10 ** (0.025 * (1 if model == "usa" else -1))  # LSA just left, USA just right: equal ratios stay visible
+        ax.plot(g.d * nudge, g.period / p2, marker=MODEL_MARK[model], color=MODEL_COLOR[model], ls="", ms=4,
+                mfc=MODEL_COLOR[model], label=model.upper())
 ax.axhline(1.0, color="0.5", lw=0.6, ls=":")
 ax.set_xscale("log")
 ax.set_xticks(dvals, [str(d) for d in dvals])
 ax.minorticks_off()
 ax.set_xlabel("token dimension $d$")
 ax.set_ylabel("period / $d = 2$ period")
-ax.set_title("oscillating runs: the period changes with $d$")
+ax.set_title("oscillating runs: period relative to the $d = 2$ run")
 ax.legend(fontsize=6, frameon=False)
 panel_letter(ax, next(letters), x=-0.14)
 
@@ -163,41 +183,46 @@ for col, sc in enumerate(["rotation", "oscillation"]):
             gm = g[g.model == model].sort_values("beta")
             y = gm.rate if sc == "rotation" else gm.period
             for r, yy in zip(gm.itertuples(), y):
-                st = REGIME_STYLE[r.regime]
-                ax.plot(r.beta, yy, marker=st["marker"], ms=5, ls="", mec=MODEL_COLOR[model],
-                        mfc="white" if r.cluster_shape == "antipodal_pair" else MODEL_COLOR[model])
+                ax.plot(r.beta, yy, marker=MODEL_MARK[model], ms=4.5, ls="", mec=MODEL_COLOR[model],
+                        mfc=shape_face(model, r.cluster_shape), zorder=4)
+                if r.regime != r.expect and np.isfinite(yy):  # say which regime, rather than a new marker
+                    ax.annotate(REGIME_STYLE[r.regime]["short"], (r.beta, yy), xytext=(4, -3),
+                                textcoords="offset points", fontsize=5.5, color=MODEL_COLOR[model])
         b = np.geomspace(g.beta.min(), g.beta.max(), 50)
         if sc == "rotation":
             ax.plot(b, 2 * b, color=MODEL_COLOR["lsa"], lw=0.8, label=r"LSA derived $2\beta$")
             ax.plot(b, 2 * np.exp(b), color=MODEL_COLOR["usa"], lw=0.8, ls="--", label=r"USA derived $2e^\beta$ (one cluster)")
-            ax.set_ylabel(r"rotation rate of $\arg R_2$")
+            ax.set_ylabel("rate of $\\arg R_2$\n(rad per unit $t$)")
         else:
             lsa = g[g.model == "lsa"]
             if len(lsa):
                 c = float(np.median(lsa.period * lsa.beta))
                 ax.plot(b, c / b, color=MODEL_COLOR["lsa"], lw=0.8, label=r"LSA: period $\propto 1/\beta$")
-            ax.set_ylabel("oscillation period")
+            ax.set_ylabel("period (units of $t$)")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xticks(sorted(g.beta.unique()), [f"{v:g}" for v in sorted(g.beta.unique())])
         ax.minorticks_off()
+        plain_log_ticks(ax.yaxis)  # a range inside one decade kept no labelled tick
         ax.legend(fontsize=5.5, frameon=False, loc="upper left" if sc == "rotation" else "upper right")
-        changes = g[(g.model == "usa") & (g.regime != g.expect)]
-        what = ("USA changes regime at β = " + ", ".join(f"{v:g}" for v in sorted(changes.beta.unique()))
-                if len(changes) else "no regime change")
+        changes = g[g.regime != g.expect]  # every model: a title must not hide an LSA change
+        what = "; ".join(f"{m.upper()} changes regime at β = " + ", ".join(
+            f"{v:g}" for v in sorted(changes[changes.model == m].beta.unique()))
+            for m in models if (changes.model == m).any()) or "no regime change"
         ax.set_title(f"C10, {sc}, $d = {int(g.d.iloc[0])}$: {what}")
     ax.set_xlabel(r"inverse temperature $\beta$")
     panel_letter(ax, next(letters), x=-0.14)
 
 handles = [Line2D([], [], marker=st["marker"], ls="", mfc=st["color"], mec=st["color"], ms=5, label=st["label"])
            for st in REGIME_STYLE.values()]
-handles += [Line2D([], [], marker="o", ls="", mfc="white", mec="k", ms=5, label="open: antipodal pair"),
+handles += [Line2D([], [], marker="o", ls="", mfc="white", mec="k", ms=5, label="open: antipodal pair (all panels)"),
             Line2D([], [], marker="o", ls="", mfc="k", mec="k", ms=5, label="filled: one cluster / none"),
             Patch(fill=False, ec="k", ls="--", lw=0.6, label="(a, b) cell with a run off the d = 2 regime")]
 handles += [Line2D([], [], marker=MODEL_MARK[m], ls="", mfc=MODEL_COLOR[m], mec=MODEL_COLOR[m], ms=4,
                    label=f"(c, d, f, g) {m.upper()}") for m in models]
+# (a, b): marker shape and colour = regime; (c, d, f, g): shape and colour = model
 fig.legend(handles=handles, loc="outside lower center", ncol=5, fontsize=6, frameon=False)
 d_max = max(dvals) if dvals else 0
-fig.suptitle(f"C7 measured: the $d = 2$ regimes persist from $d = 2$ to $d = {d_max}$ in "
-             f"{int((dim.regime == dim.expect).sum())} of {len(dim)} runs (LSA and USA)", fontsize=8)
+fig.suptitle(f"C7 measured: runs keeping their scenario's $d = 2$ regime, $d = 2$ to {d_max}: "
+             f"{int((dim.regime == dim.expect).sum())} of {len(dim)} (LSA and USA)", fontsize=8)
 save_figure(fig, PDF, PNG, DPI)
