@@ -15,7 +15,8 @@
 # # High dimension (claim C7): d = 2 behaviours at d = 100, LSA and USA side by side
 # r(t) = (d λ_max(M) − 1)/(d − 1), the angle swept by the leading axis of M (radians), and
 # histograms of pairwise inner products ⟨x_i, x_j⟩ at the last time. End markers: the observed
-# regime; filled/open: one cluster/antipodal pair (highdim.csv's cluster_shape, when present).
+# regime; filled/open: one cluster/antipodal pair (highdim.csv's cluster_shape, when present). They sit in a
+# strip right of t = t_max, one column per scenario, at the final r: ends at r = 1 no longer hide each other.
 # Reads results files only.
 
 # %%
@@ -43,6 +44,7 @@ data = {s: load_arrays(p, "highdim") for s, p in zip(SCEN, ARRAYS)}
 models = list(dict.fromkeys(table.model))
 has_shape = "cluster_shape" in table.columns
 SHAPE_FACE = {"single": "filled", "antipodal_pair": "open"}
+END_STEP = 0.1  # (a, b): spacing of the end-marker columns right of t_max, in units of t_max
 
 # %%
 fig, axes = plt.subplots(3, len(models), figsize=(COLUMN_WIDTH, 6.0), sharey="row", squeeze=False,
@@ -57,14 +59,20 @@ for j, model in enumerate(models):
         axes[0, j].plot(t / t[-1], a[f"{model}_r"], **style_k)
         st = REGIME_STYLE[row.regime]
         shape = str(row.cluster_shape) if has_shape else ""
-        face = "white" if shape == "antipodal_pair" else style_k["color"]
-        axes[0, j].plot([1.0], [a[f"{model}_r"][-1]], marker=st["marker"], ms=4, mfc=face, mec="k", mew=0.5,
-                        ls="", clip_on=False, zorder=5)
+        pair = shape == "antipodal_pair"
+        x_end = 1.0 + END_STEP * (k + 1)  # one column per scenario right of t_max
+        axes[0, j].plot([1.0, x_end], [a[f"{model}_r"][-1]] * 2, color=style_k["color"], lw=0.4, ls=":")
+        axes[0, j].plot([x_end], [a[f"{model}_r"][-1]], marker=st["marker"], ms=4,
+                        mfc="white" if pair else style_k["color"], mec=style_k["color"] if pair else "k",
+                        mew=0.9 if pair else 0.5, ls="", clip_on=False, zorder=5)
         seen[row.regime] = st
         axes[1, j].plot(t / t[-1], a[f"{model}_swept_angle"], **style_k)
         edges = a[f"{model}_bin_edges"]
         centres = (edges[1:] + edges[:-1]) / 2
         axes[2, j].plot(centres, a[f"{model}_histograms"][-1], drawstyle="steps-mid", **style_k)
+    axes[0, j].axvline(1.0, color="0.7", lw=0.5, zorder=0)
+    axes[0, j].set_xlim(-0.04, 1.0 + END_STEP * (len(SCEN) + 0.7))
+    axes[0, j].set_xticks([0, 0.5, 1])
     d = int(table.d.iloc[0])
     axes[0, j].set_title(f"{model.upper()}, $d = {d}$, $n = {int(table.n_tokens.iloc[0])}$")
     axes[0, j].set_xlabel(r"$t/t_{\max}$")
@@ -86,6 +94,7 @@ if has_shape:
     handles += [Line2D([], [], marker="o", ls="", mfc="0.6", mec="k", ms=4, label="filled: one cluster"),
                 Line2D([], [], marker="o", ls="", mfc="white", mec="k", ms=4, label="open: antipodal pair")]
 fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=6, frameon=False)
-fig.suptitle(f"C7: the $d = 2$ behaviours persist at $d = {d}$ (LSA and USA)",
-             fontsize=7)
+tested = table[table.expect.fillna("") != ""]
+fig.suptitle(f"C7: embedded $d = 2$ scenarios at $d = {d}$: {int((tested.regime == tested.expect).sum())} of "
+             f"{len(tested)} runs with a $d = 2$ prediction reach it (LSA and USA)", fontsize=7)
 save_figure(fig, PDF, PNG, DPI)
