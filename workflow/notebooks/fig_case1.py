@@ -35,7 +35,7 @@ traj = load_arrays(TRAJ, "traj")
 
 # %%
 fig, ax = atlas_with_representatives(
-    sim, traj, "C1 ($V = I$): clustering if $\\mathrm{tr}\\,A > 0$ or $\\det A \\leq 0$;\n"
+    sim, traj, "C1 ($V = I$), claim: clustering if $\\mathrm{tr}\\,A > 0$ or $\\det A \\leq 0$;\n"
     f"OA regimes of {len(sim)} sampled $A$ in the $(\\mathrm{{tr}}\\,A, \\det A)$ plane")
 lim = np.nanmax(np.abs(sim[["x", "y"]].to_numpy())) * 1.05
 ax.axvspan(0, lim, color="0.93", zorder=0)

@@ -34,7 +34,7 @@ sim = load_table(SIM, "sim")
 traj = load_arrays(TRAJ, "traj")
 
 # %%
-title = ("C2 ($A = I$, $V$ symmetric): clustering iff $\\lambda_{\\max}(V) \\geq 0$;\n"
+title = ("C2 ($A = I$, $V$ symmetric), claim: clustering iff $\\lambda_{\\max}(V) \\geq 0$;\n"
          f"OA regimes of {len(sim)} sampled $V$")
 fig, ax = atlas_with_representatives(sim, traj, title)
 ax.axhspan(0, sim[["x", "y"]].max().max(), color="0.93", zorder=0, label="claim 2: clustering")

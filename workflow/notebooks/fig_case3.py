@@ -47,7 +47,9 @@ handles.append(ax.axhline(0, color="0.6", lw=0.6, ls=":", label=r"$A$, $V$ commu
 ax.set_xlabel(r"$\sigma$  ($A = \mathrm{diag}(1,\sigma)$)")
 ax.set_ylabel(r"$\mu$  ($V = I + \mu J$)")
 ax.legend(handles=handles, fontsize=6, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
-ax.set_title("C3: non-commuting $A$, $V$ give rotating clusters (OA regimes)", pad=30)
+# what is plotted, not the claim as a result: the commuting points (sigma = 1) rotate too (row C3a-commuting)
+ax.set_title(r"C3: OA regimes of $A = \mathrm{diag}(1, \sigma)$, $V = I + \mu J$ (claim: rotating clusters "
+             "where $A$, $V$ do not commute)", pad=30, fontsize=6.5)
 panel_letter(ax, "a")
 if "cluster_rotate" in regimes:
     i = regimes.index("cluster_rotate")

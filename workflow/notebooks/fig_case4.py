@@ -55,8 +55,8 @@ ax.set_xlabel("$v_{11}$")
 ax.set_ylabel("$v_{12}$")
 legend_above(ax)
 panel_letter(ax, "a", x=-0.12)
-fig.suptitle("C4 ($A = I$, $V = [[v_{11}, v_{12}], [-v_{12}, -v_{11}]]$): closed orbits iff $|v_{11}| < |v_{12}|$;\n"
-             "OA regimes on the grid", fontsize=7)
+fig.suptitle("C4 ($A = I$, $V = [[v_{11}, v_{12}], [-v_{12}, -v_{11}]]$): OA regimes on the grid,\n"
+             "with the claim as worded and the derived boundary", fontsize=7)
 circle = np.exp(1j * np.linspace(0, 2 * np.pi, 200))
 for j, (R, title, key) in enumerate([(orb["R2"], f"$v_{{11}}={v11:g}, v_{{12}}={v12:g}$", "oscillate"),
                                      (orb["R2_converge"], f"$v_{{11}}={c11:g}, v_{{12}}={c12:g}$",

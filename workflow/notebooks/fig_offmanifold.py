@@ -74,6 +74,7 @@ bx.set_xlabel(r"$t$ ($\beta = 1$)")
 bx.set_ylabel(r"$|R_2(t)|$")
 bx.set_title(rf"(b) density $1 + \varepsilon\cos 2\xi$, $\varepsilon = {top:g}$ ($D = {top / 4:g}$)")
 bx.legend(fontsize=6, loc="lower right", frameon=False)
-fig.suptitle(r"C1b beyond the OA manifold ($V = I$, sym$(A) \prec 0$): tokens oscillate about the OA interior point",
+fig.suptitle(r"C1b beyond the OA manifold ($V = I$, sym$(A) \prec 0$): $|R_2|$ of tokens off the manifold "
+             r"and the OA interior point",
              fontsize=7)
 save_figure(fig, PDF, PNG, DPI)
