@@ -177,30 +177,40 @@ def bench_tokens_2d(rows, n=1000, points=16):
 
 def profile_tokens_2d(n=1000, repeats=2000):
     """``--profile-tokens2d``: where a DOP853 step of the d = 2 token run goes, per token (CPU time, so other
-    work on the machine counts less): each stage pass (stage s reads y and the nnz(s) earlier stage rows,
-    evaluates the field, sums the means), the new-state/error pass (y_new and the 5th/3rd-order error sums
-    over the 8 rows of B, E5, E3, then the FSAL field at y_new), against the fused field floor, plus the
-    floating-point operation count of a step relative to 12 floor evaluations (a lower bound on the ratio
-    when both are limited by arithmetic). Prints only."""
+    work on the machine counts less): each stage pass 1..10 (stage s reads y and the nnz(s) earlier stage rows,
+    evaluates the field, sums the means), the fused pass of stage 11 with the new state and the error sums (y_new
+    and the 5th/3rd-order errors over the 8 rows of B, E5, E3, K_11 from registers), and the FSAL field at y_new
+    (accepted steps only), against the fused field floor, plus the floating-point operation count of a step
+    relative to 12 floor evaluations (a lower bound on the ratio when both are limited by arithmetic) and the
+    number of token-arrays a step streams (reads + writes of n doubles; the floor streams 6 per evaluation:
+    its mean pass reads 2, its field pass reads 2 and writes 2). Prints only."""
     from numba import njit
     from scipy.integrate._ivp import dop853_coefficients as dop
 
-    from lsadyn._dop853_stages import _new_state_and_error, _stage_pass
-    from lsadyn.compiled2d import N_STAGES, field_floor
+    from lsadyn._dop853_stages import _stage_11_new_state_and_error, _stage_pass
+    from lsadyn.compiled2d import N_STAGES, _field_row, field_floor
 
     @njit
     def stages(s, reps, x, v, Kx, Kv):
         acc = 0.0
         for _ in range(reps):
-            a, b = _stage_pass(s, x, v, Kx, Kv, 1e-3, 0.1, 0.2, 0.3)
+            a, b = _stage_pass(s, x, v, Kx, Kv, 0, 12, 1e-3, 0.1, 0.2, 0.3)
             acc += a
         return acc
 
     @njit
-    def error_pass(reps, x, v, Kx, Kv, xn, vn):
+    def last_pass(reps, x, v, Kx, Kv, xn, vn):
         acc = 0.0
         for _ in range(reps):
-            a, b, c, d = _new_state_and_error(x, v, Kx, Kv, 1e-3, xn, vn, 1e-7, 1e-9, 0.1, 0.2, 0.3)
+            a, b, c, d = _stage_11_new_state_and_error(x, v, Kx, Kv, 0, 1e-3, 0.1, 0.2, 0.3, xn, vn, 1e-7, 1e-9)
+            acc += c
+        return acc
+
+    @njit
+    def fsal(reps, xn, vn, Kx, Kv):
+        acc = 0.0
+        for _ in range(reps):
+            a, b = _field_row(xn, vn, Kx[12], Kv[12], 0.1, 0.2, 0.3)
             acc += a
         return acc
 
@@ -208,7 +218,7 @@ def profile_tokens_2d(n=1000, repeats=2000):
     th = rng.uniform(0, 2 * np.pi, n)
     x, v = np.cos(th), np.sin(th)
     Kx, Kv = 0.1 * rng.random((16, n)), 0.1 * rng.random((16, n))
-    xn, vn = np.empty(n), np.empty(n)
+    xn, vn = x + 1e-3 * Kx[0], v + 1e-3 * Kv[0]
     P = 16
     X, Y = np.tile(x, (P, 1)), np.tile(v, (P, 1))
     OX, OY = np.empty_like(X), np.empty_like(Y)
@@ -223,25 +233,34 @@ def profile_tokens_2d(n=1000, repeats=2000):
             best = min(best, time.process_time() - t0)
         return best / per * 1e9
 
-    nnz = [int(np.count_nonzero(dop.A[s, :s])) for s in range(1, N_STAGES)]
-    t_stage = [cpu_best(lambda s=s: stages(s, repeats, x, v, Kx, Kv), repeats * n) for s in range(1, N_STAGES)]
-    t_err = cpu_best(lambda: error_pass(repeats, x, v, Kx, Kv, xn, vn), repeats * n)
+    passes = list(range(1, N_STAGES - 1))
+    nnz = {s: int(np.count_nonzero(dop.A[s, :s])) for s in range(1, N_STAGES)}
+    t_stage = [cpu_best(lambda s=s: stages(s, repeats, x, v, Kx, Kv), repeats * n) for s in passes]
+    t_last = cpu_best(lambda: last_pass(repeats, x, v, Kx, Kv, xn, vn), repeats * n)
+    t_fsal = cpu_best(lambda: fsal(repeats, xn, vn, Kx, Kv), repeats * n)
     t_floor = cpu_best(lambda: [field_floor(X, Y, cf[0], cf[1], cf[2], np.ones(P), OX, OY) for _ in range(200)],
                        200 * P * n)
-    print(f"{'pass':<22}{'nnz':>4}{'ns/token':>10}{'x floor':>9}")
-    for s, (k, t) in enumerate(zip(nnz, t_stage), start=1):
-        print(f"{'stage ' + str(s):<22}{k:>4}{t:>10.3f}{t / t_floor:>9.2f}")
-    print(f"{'new state + error':<22}{3 * 8:>4}{t_err:>10.3f}{t_err / t_floor:>9.2f}")
-    step = sum(t_stage) + t_err
-    print(f"{'floor (field + mean)':<22}{'':>4}{t_floor:>10.3f}{1:>9.2f}")
+    print(f"{'pass':<26}{'nnz':>4}{'arrays':>7}{'ns/token':>10}{'x floor':>9}")
+    streams = {s: 2 + 2 * nnz[s] + 2 for s in passes}
+    streams[11] = 2 + 2 * nnz[11] + 2 + 2  # + y_new
+    for s, t in zip(passes, t_stage):
+        print(f"{'stage ' + str(s):<26}{nnz[s]:>4}{streams[s]:>7}{t:>10.3f}{t / t_floor:>9.2f}")
+    print(f"{'stage 11 + y_new + error':<26}{nnz[11]:>4}{streams[11]:>7}{t_last:>10.3f}{t_last / t_floor:>9.2f}")
+    print(f"{'stage 12 (FSAL at y_new)':<26}{'':>4}{4:>7}{t_fsal:>10.3f}{t_fsal / t_floor:>9.2f}")
+    step = sum(t_stage) + t_last + t_fsal
+    print(f"{'floor (field + mean)':<26}{'':>4}{6:>7}{t_floor:>10.3f}{1:>9.2f}")
     print(f"step / 12 evaluations: {step / 12:.3f} ns per token-evaluation = {step / 12 / t_floor:.2f} x floor "
-          f"(stage passes {100 * sum(t_stage) / step:.0f} %, new state + error {100 * t_err / step:.0f} %)")
+          f"(stage passes 1-10 {100 * sum(t_stage) / step:.0f} %, stage 11 + error {100 * t_last / step:.0f} %, "
+          f"FSAL {100 * t_fsal / step:.0f} %)")
     # flops per token: field 12 + 2 mean sums per evaluation; 2 multiply-adds per stage coefficient, 2 x 24 for
     # y_new, E5, E3; ~8 per component for scale and squared errors
     field, sums = 12, 2
-    step_flops = 12 * (field + sums) + 2 * sum(nnz) + 2 * 24 + 2 * 8
+    step_flops = 12 * (field + sums) + 2 * sum(nnz.values()) + 2 * 24 + 2 * 8
     print(f"flop count: step {step_flops} vs 12 floor evaluations {12 * (field + sums)}: "
           f"{step_flops / (12 * (field + sums)):.2f} x (lower bound of the ratio when arithmetic-bound)")
+    arrays = sum(streams.values()) + 4
+    print(f"token-arrays streamed: step {arrays} vs 12 floor evaluations {12 * 6}: {arrays / 72:.2f} x "
+          f"(lower bound of the ratio when bound by cache bandwidth)")
 
 
 def bench_bl(rows):

@@ -30,7 +30,7 @@ from numba import njit
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
 from . import _kernel_cache  # noqa: F401  (registers the shared, content-keyed numba cache)
-from ._dop853_stages import _new_state_and_error, _stage_pass
+from ._dop853_stages import _stage_11_new_state_and_error, _stage_pass
 
 _A = np.ascontiguousarray(_dop.A, dtype=np.float64)  # (16, 16), rows 13..15 are the dense-output stages
 _B = np.ascontiguousarray(_dop.B, dtype=np.float64)  # (12,)
@@ -92,16 +92,22 @@ def _field_row(xs, vs, kx, kv, om, hr, hi):
 
 
 @njit(cache=True, fastmath=FAST, error_model="numpy")
-def _stage(x, v, Kx, Kv, s, h, mx, mv, mkx, mkv, tr, cre, cim, beta, xs, vs):
-    """K_s = f(y + h Σ_{j<s} a_sj K_j); R₂ of the stage input from the means. Sets mkx[s], mkv[s]."""
+def _stage_coefficients(s, h, mx, mv, mkx, mkv, tr, cre, cim, beta):
+    """ω and H/2 of stage s: R₂ of the stage input y + h Σ_{j<s} a_sj K_j from the token means."""
     rr = mx
     ri = mv
     for q in range(_A_NNZ[s]):
         j = _A_NZ[s, q]
         rr += h * _A[s, j] * mkx[j]
         ri += h * _A[s, j] * mkv[j]
-    om, hr, hi = _omega_h(rr, ri, tr, cre, cim, beta)
-    mkx[s], mkv[s] = _stage_pass(s, x, v, Kx, Kv, h, om, hr, hi)
+    return _omega_h(rr, ri, tr, cre, cim, beta)
+
+
+@njit(cache=True, fastmath=FAST, error_model="numpy")
+def _stage(x, v, Kx, Kv, i0, i12, s, h, mx, mv, mkx, mkv, tr, cre, cim, beta):
+    """K_s = f(y + h Σ_{j<s} a_sj K_j) into row s (K_0, K_12 in rows i0, i12). Sets mkx[s], mkv[s]."""
+    om, hr, hi = _stage_coefficients(s, h, mx, mv, mkx, mkv, tr, cre, cim, beta)
+    mkx[s], mkv[s] = _stage_pass(s, x, v, Kx, Kv, i0, i12, h, om, hr, hi)
 
 
 @njit(cache=True, fastmath=FAST, error_model="numpy")
@@ -129,8 +135,8 @@ def _accept_factor(err, rejected):
 
 
 @njit(cache=True, fastmath=FAST, error_model="numpy")
-def _initial_step(x, v, Kx, Kv, mx, mv, mkx, mkv, t_bound, rtol, atol, tr, cre, cim, beta, xs, vs):
-    """scipy's ``select_initial_step`` (order 7); needs K_0 = f(y), uses row 13 as scratch."""
+def _initial_step(x, v, kx0, kv0, Kx, Kv, mx, mv, mkx, mkv, t_bound, rtol, atol, tr, cre, cim, beta, xs, vs):
+    """scipy's ``select_initial_step`` (order 7); needs K_0 = f(y) (``kx0``, ``kv0``), uses row 13 as scratch."""
     n = x.size
     sx = np.empty(n)
     sv = np.empty(n)
@@ -138,18 +144,18 @@ def _initial_step(x, v, Kx, Kv, mx, mv, mkx, mkv, t_bound, rtol, atol, tr, cre, 
         sx[k] = atol + abs(x[k]) * rtol
         sv[k] = atol + abs(v[k]) * rtol
     d0 = _rms(x, v, sx, sv)
-    d1 = _rms(Kx[0], Kv[0], sx, sv)
+    d1 = _rms(kx0, kv0, sx, sv)
     if d0 < 1e-5 or d1 < 1e-5:
         h0 = 1e-6
     else:
         h0 = 0.01 * d0 / d1
     h0 = min(h0, t_bound)
     for k in range(n):
-        xs[k] = x[k] + h0 * Kx[0, k]
-        vs[k] = v[k] + h0 * Kv[0, k]
+        xs[k] = x[k] + h0 * kx0[k]
+        vs[k] = v[k] + h0 * kv0[k]
     om, hr, hi = _omega_h(mx + h0 * mkx[0], mv + h0 * mkv[0], tr, cre, cim, beta)
     _field_row(xs, vs, Kx[13], Kv[13], om, hr, hi)
-    d2 = _rms(Kx[13] - Kx[0], Kv[13] - Kv[0], sx, sv) / h0
+    d2 = _rms(Kx[13] - kx0, Kv[13] - kv0, sx, sv) / h0
     if d1 <= 1e-15 and d2 <= 1e-15:
         h1 = max(1e-6, h0 * 1e-3)
     else:
@@ -158,10 +164,10 @@ def _initial_step(x, v, Kx, Kv, mx, mv, mkx, mkv, t_bound, rtol, atol, tr, cre, 
 
 
 @njit(cache=True, fastmath=FAST, error_model="numpy")
-def _dense_means(x, v, Kx, Kv, h, mx, mv, mxn, mvn, mkx, mkv, tr, cre, cim, beta, F, xs, vs):
+def _dense_means(x, v, Kx, Kv, i0, i12, h, mx, mv, mxn, mvn, mkx, mkv, tr, cre, cim, beta, F):
     """Three extra stages (13..15) from y_old = (x, v), then the 7 interpolant rows F (7, 2) on the means."""
     for s in range(13, 16):
-        _stage(x, v, Kx, Kv, s, h, mx, mv, mkx, mkv, tr, cre, cim, beta, xs, vs)
+        _stage(x, v, Kx, Kv, i0, i12, s, h, mx, mv, mkx, mkv, tr, cre, cim, beta)
     dx = mxn - mx
     dv = mvn - mv
     F[0, 0] = dx
@@ -237,13 +243,15 @@ def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs,
         status[p] = OK
         if tp >= t_end:
             continue
+        i0 = 0  # rows of K_0 and K_12 (swapped after every accepted step)
+        i12 = 12
         om, hr, hi = _omega_h(mx, mv, tr[p], cre[p], cim[p], beta[p])
-        mkx[0], mkv[0] = _field_row(x, v, Kx[0], Kv[0], om, hr, hi)
+        mkx[0], mkv[0] = _field_row(x, v, Kx[i0], Kv[i0], om, hr, hi)
         nfev[p] += 1
         h_abs = h_next[p]
         if h_abs <= 0:
-            h_abs = _initial_step(x, v, Kx, Kv, mx, mv, mkx, mkv, t_end - tp, rtol, atol, tr[p], cre[p], cim[p],
-                                  beta[p], xs, vs)
+            h_abs = _initial_step(x, v, Kx[i0], Kv[i0], Kx, Kv, mx, mv, mkx, mkv, t_end - tp, rtol, atol, tr[p],
+                                  cre[p], cim[p], beta[p], xs, vs)
             nfev[p] += 1
         while tp < t_end:
             min_step = 10 * abs(np.nextafter(tp, np.inf) - tp)
@@ -258,23 +266,28 @@ def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs,
                 if t_new > t_end:
                     t_new = t_end
                 h = t_new - tp
-                for s in range(1, N_STAGES):
-                    _stage(x, v, Kx, Kv, s, h, mx, mv, mkx, mkv, tr[p], cre[p], cim[p], beta[p], xs, vs)
-                mxn = mx
-                mvn = mv
-                for q in range(_B_NZ.size):
-                    jj = _B_NZ[q]
-                    mxn += h * _B[jj] * mkx[jj]
-                    mvn += h * _B[jj] * mkv[jj]
-                om, hr, hi = _omega_h(mxn, mvn, tr[p], cre[p], cim[p], beta[p])
-                e5, e3, mkx[12], mkv[12] = _new_state_and_error(x, v, Kx, Kv, h, xn, vn, rtol, atol, om, hr, hi)
-                nfev[p] += N_STAGES
+                for s in range(1, N_STAGES - 1):
+                    _stage(x, v, Kx, Kv, i0, i12, s, h, mx, mv, mkx, mkv, tr[p], cre[p], cim[p], beta[p])
+                om, hr, hi = _stage_coefficients(N_STAGES - 1, h, mx, mv, mkx, mkv, tr[p], cre[p], cim[p], beta[p])
+                mkx[11], mkv[11], e5, e3 = _stage_11_new_state_and_error(x, v, Kx, Kv, i0, h, om, hr, hi, xn, vn,
+                                                                         rtol, atol)
+                nfev[p] += N_STAGES - 1
                 if not (np.isfinite(e5) and np.isfinite(e3)):
                     status[p] = NOT_FINITE
                     break
                 err = _dop853_error(h, e5, e3, 2 * n)
                 if err < 1:
                     factor = _accept_factor(err, rejected)
+                    # stage 12 (FSAL): K_12 = f(y_new), the next step's K_0 (a rejected step never needs it)
+                    mxn = mx
+                    mvn = mv
+                    for q in range(_B_NZ.size):
+                        jj = _B_NZ[q]
+                        mxn += h * _B[jj] * mkx[jj]
+                        mvn += h * _B[jj] * mkv[jj]
+                    om, hr, hi = _omega_h(mxn, mvn, tr[p], cre[p], cim[p], beta[p])
+                    mkx[12], mkv[12] = _field_row(xn, vn, Kx[i12], Kv[i12], om, hr, hi)
+                    nfev[p] += 1
                     # observe the sample times in (tp, t_new]
                     have_dense = False
                     while j < m and obs_t[j] <= t_new:
@@ -282,19 +295,18 @@ def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs,
                             obs[ia, j] = complex(mxn, mvn)
                         else:
                             if not have_dense:
-                                _dense_means(x, v, Kx, Kv, h, mx, mv, mxn, mvn, mkx, mkv, tr[p], cre[p], cim[p],
-                                             beta[p], F, xs, vs)
+                                _dense_means(x, v, Kx, Kv, i0, i12, h, mx, mv, mxn, mvn, mkx, mkv, tr[p], cre[p],
+                                             cim[p], beta[p], F)
                                 nfev[p] += 3
                                 have_dense = True
                             fr, fi = _dense_eval(F, mx, mv, (obs_t[j] - tp) / h)
                             obs[ia, j] = complex(fr, fi)
                         j += 1
-                    # accept: y ← y_new (swap the buffers), K_0 ← K_12
+                    # accept: y ← y_new and K_0 ← K_12 (swap the buffers and the rows)
                     x, xn = xn, x
                     v, vn = vn, v
                     swapped = not swapped
-                    Kx[0, :] = Kx[12]
-                    Kv[0, :] = Kv[12]
+                    i0, i12 = i12, i0
                     mkx[0] = mkx[12]
                     mkv[0] = mkv[12]
                     mx = mxn
@@ -333,11 +345,12 @@ def field_floor(X, Y, tr, cre, cim, beta, OX, OY):
             OY[p, k] = om * xi + hi - (hr * zi - hi * zr)
 
 
-_STAGES_HEADER = '''"""DOP853 stage passes for :mod:`lsadyn.compiled2d`, one straight-line token loop per stage.
+_STAGES_HEADER = '''"""DOP853 stage passes for :mod:`lsadyn.compiled2d`, one straight-line token loop per pass.
 
 GENERATED by :func:`lsadyn.compiled2d.stage_source` from the nonzero pattern of scipy's DOP853 tableau
-(``python -m lsadyn.compiled2d --write-stages``); do not edit. Every stage reads each needed stage row
-once and writes its own (the loop vectorises), instead of one read-modify-write pass per coefficient.
+(``python -m lsadyn.compiled2d --write-stages``); do not edit. Every pass reads each needed stage row once
+and writes its own (the loop vectorises). K_0 and K_12 (the FSAL pair) live in rows ``i0`` and ``i12`` of
+``Kx``, ``Kv``, which the stepper swaps after an accepted step instead of copying K_12 to K_0.
 """
 
 from numba import njit
@@ -354,97 +367,85 @@ FAST = {"reassoc", "contract"}
 
 '''
 
+#: Stages with a pass of their own: 1..10 (step) and 13..15 (dense output). Stage 11 shares its pass with the new
+#: state and the error sums (:func:`_stage_11_new_state_and_error`: every row they read, stage 11 reads too, and K_11
+#: is in registers); stage 12 (the FSAL evaluation at y_new, only after an accepted step) is
+#: :func:`lsadyn.compiled2d._field_row`.
+STAGE_PASSES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 14, 15)
+_DECORATOR = '@njit(cache=True, fastmath=FAST, error_model="numpy")'
+_FIELD = ("        zr = a * a - b * b",
+          "        zi = 2.0 * a * b",
+          "        fx = -om * b + hr - (hr * zr + hi * zi)",
+          "        fv = om * a + hi - (hr * zi - hi * zr)")
 
-#: Stages with a pass of their own: 1..11 (step) and 13..15 (dense output); stage 12 (the FSAL evaluation at
-#: y_new) is fused into the new-state/error pass, so no stand-alone pass is generated (one kernel less to compile).
-STAGE_PASSES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15)
+
+def _row(j):
+    """The row of Kx, Kv holding stage j (K_0 and K_12 rotate)."""
+    return {0: "i0", 12: "i12"}.get(j, str(j))
+
+
+def _stage_lines(s, nz):
+    """Loads of the coefficients and rows stage s reads, and the loop body's stage input (a, b) and field."""
+    head = []
+    for j in nz:
+        head += [f"    w{j} = h * _A[{s}, {j}]", f"    kx{j} = Kx[{_row(j)}]", f"    kv{j} = Kv[{_row(j)}]"]
+    body = ["        a = x[k] + " + " + ".join(f"w{j} * kx{j}[k]" for j in nz),
+            "        b = v[k] + " + " + ".join(f"w{j} * kv{j}[k]" for j in nz), *_FIELD]
+    return head, body
 
 
 def stage_source() -> str:
     """Source of :mod:`lsadyn._dop853_stages` (straight-line DOP853 stage passes, generated from the tableau's
     nonzero pattern). ``python -m lsadyn.compiled2d --write-stages`` rewrites the file; a test checks it is
     current."""
-    import numpy as np
     from scipy.integrate._ivp import dop853_coefficients as c
 
     A = c.A
     out = [_STAGES_HEADER]
     for s in STAGE_PASSES:
-        nz=[int(j) for j in np.nonzero(A[s,:s])[0]]
-        L=[]
-        L.append('@njit(cache=True, fastmath=FAST, error_model="numpy")')
-        L.append(f"def _stage_{s}(x, v, Kx, Kv, h, om, hr, hi):")
-        L.append("    n = x.size")
-        for j in nz:
-            L.append(f"    w{j} = h * _A[{s}, {j}]")
-            L.append(f"    kx{j} = Kx[{j}]")
-            L.append(f"    kv{j} = Kv[{j}]")
-        L.append(f"    ox = Kx[{s}]")
-        L.append(f"    ov = Kv[{s}]")
-        L.append("    sx = 0.0")
-        L.append("    sv = 0.0")
-        L.append("    for k in range(n):")
-        L.append("        a = x[k] + " + " + ".join(f"w{j} * kx{j}[k]" for j in nz))
-        L.append("        b = v[k] + " + " + ".join(f"w{j} * kv{j}[k]" for j in nz))
-        L.append("        zr = a * a - b * b")
-        L.append("        zi = 2.0 * a * b")
-        L.append("        fx = -om * b + hr - (hr * zr + hi * zi)")
-        L.append("        fv = om * a + hi - (hr * zi - hi * zr)")
-        L.append("        ox[k] = fx")
-        L.append("        ov[k] = fv")
-        L.append("        sx += fx")
-        L.append("        sv += fv")
-        L.append("    return sx / n, sv / n")
-        out.append("\n".join(L)+"\n\n")
-    # dispatcher
-    L=['@njit(cache=True, fastmath=FAST, error_model="numpy")',"def _stage_pass(s, x, v, Kx, Kv, h, om, hr, hi):",'    """K_s = f(y + h Σ_j a_sj K_j) for stage s (1..11, 13..15); returns the token means of K_s."""']
+        nz = [int(j) for j in np.nonzero(A[s, :s])[0]]
+        head, body = _stage_lines(s, nz)
+        out.append("\n".join([
+            _DECORATOR, f"def _stage_{s}(x, v, Kx, Kv, i0, i12, h, om, hr, hi):", "    n = x.size", *head,
+            f"    ox = Kx[{s}]", f"    ov = Kv[{s}]", "    sx = 0.0", "    sv = 0.0", "    for k in range(n):", *body,
+            "        ox[k] = fx", "        ov[k] = fv", "        sx += fx", "        sv += fv",
+            "    return sx / n, sv / n"]) + "\n\n")
+    L = [_DECORATOR, "def _stage_pass(s, x, v, Kx, Kv, i0, i12, h, om, hr, hi):",
+         '    """K_s = f(y + h Σ_j a_sj K_j) for stage s (1..10, 13..15); returns the token means of K_s."""']
     for s in STAGE_PASSES:
-        kw = "if" if s==1 else "elif"
-        L.append(f"    {kw} s == {s}:")
-        L.append(f"        return _stage_{s}(x, v, Kx, Kv, h, om, hr, hi)")
+        L += [f"    {'if' if s == 1 else 'elif'} s == {s}:", f"        return _stage_{s}(x, v, Kx, Kv, i0, i12, h, om, hr, hi)"]
     L.append("    return 0.0, 0.0")
-    out.append("\n".join(L)+"\n\n")
-    nzB=[int(j) for j in np.nonzero(c.B)[0]]
-    nzE=[int(j) for j in np.nonzero((c.E5!=0)|(c.E3!=0))[0]]
-    assert nzB==nzE
-    L=['@njit(cache=True, fastmath=FAST, error_model="numpy")',"def _new_state_and_error(x, v, Kx, Kv, h, xn, vn, rtol, atol, om, hr, hi):",
-    '''    """y_new = y + h Σ b_j K_j and scipy's DOP853 error sums Σ (err5/scale)², Σ (err3/scale)² in one pass
-        (E5, E3 vanish on K_12: the error needs no evaluation at y_new)."""''',
-    "    n = x.size"]
+    out.append("\n".join(L) + "\n\n")
+    nz11 = [int(j) for j in np.nonzero(A[11, :11])[0]]
+    nzB = [int(j) for j in np.nonzero(c.B)[0]]
+    nzE = [int(j) for j in np.nonzero((c.E5 != 0) | (c.E3 != 0))[0]]
+    # the fused pass relies on: B, E5, E3 read only rows stage 11 reads, plus K_11 itself (not K_12)
+    assert nzB == nzE and set(nzB) <= set(nz11) | {11}
+    head, body = _stage_lines(11, nz11)
+    L = [_DECORATOR, "def _stage_11_new_state_and_error(x, v, Kx, Kv, i0, h, om, hr, hi, xn, vn, rtol, atol):",
+         '''    """Stage 11 (K_11 = f(y + h Σ_j a_11,j K_j), stored), y_new = y + h Σ_j b_j K_j and scipy's DOP853 error
+    sums Σ (err5/scale)², Σ (err3/scale)² in one pass (B, E5, E3 read only rows stage 11 reads, and K_11; E5, E3
+    vanish on K_12, so the error needs no evaluation at y_new). Returns the token means of K_11 and the sums.
+    The scale atol + rtol·max(|y|, |y_new|) of both components is inverted with one division."""''',
+         "    n = x.size", *head]
     for j in nzB:
-        L.append(f"    b{j} = h * _B[{j}]")
-        L.append(f"    p{j} = _E5[{j}]")
-        L.append(f"    q{j} = _E3[{j}]")
-        L.append(f"    kx{j} = Kx[{j}]")
-        L.append(f"    kv{j} = Kv[{j}]")
-    L.append("    ox = Kx[12]")
-    L.append("    ov = Kv[12]")
-    L.append("    s5 = 0.0")
-    L.append("    s3 = 0.0")
-    L.append("    sfx = 0.0")
-    L.append("    sfv = 0.0")
-    L.append("    for k in range(n):")
-    for comp,(y,yn,kk) in {"x":("x","xn","kx"),"v":("v","vn","kv")}.items():
-        L.append(f"        {comp}0 = {y}[k]")
-        L.append(f"        {comp}1 = {comp}0 + " + " + ".join(f"b{j} * {kk}{j}[k]" for j in nzB))
-        L.append(f"        {yn}[k] = {comp}1")
-        L.append(f"        e5{comp} = " + " + ".join(f"p{j} * {kk}{j}[k]" for j in nzB))
-        L.append(f"        e3{comp} = " + " + ".join(f"q{j} * {kk}{j}[k]" for j in nzB))
-        L.append(f"        m{comp}0 = abs({comp}0)")
-        L.append(f"        m{comp}1 = abs({comp}1)")
-        L.append(f"        s{comp} = atol + (m{comp}0 if m{comp}0 > m{comp}1 else m{comp}1) * rtol")
-    L.append("        s5 += (e5x * e5x) / (sx * sx) + (e5v * e5v) / (sv * sv)")
-    L.append("        s3 += (e3x * e3x) / (sx * sx) + (e3v * e3v) / (sv * sv)")
-    L.append("        zr = x1 * x1 - v1 * v1")
-    L.append("        zi = 2.0 * x1 * v1")
-    L.append("        fx = -om * v1 + hr - (hr * zr + hi * zi)")
-    L.append("        fv = om * x1 + hi - (hr * zi - hi * zr)")
-    L.append("        ox[k] = fx")
-    L.append("        ov[k] = fv")
-    L.append("        sfx += fx")
-    L.append("        sfv += fv")
-    L.append("    return s5, s3, sfx / n, sfv / n")
-    out.append("\n".join(L)+"\n")
+        L += [f"    b{j} = h * _B[{j}]", f"    p{j} = _E5[{j}]", f"    q{j} = _E3[{j}]"]
+    L += ["    ox = Kx[11]", "    ov = Kv[11]", "    s5 = 0.0", "    s3 = 0.0", "    sx = 0.0", "    sv = 0.0",
+          "    for k in range(n):", *body, "        ox[k] = fx", "        ov[k] = fv", "        sx += fx",
+          "        sv += fv"]
+    for comp, y, yn, kk, f in (("x", "x", "xn", "kx", "fx"), ("v", "v", "vn", "kv", "fv")):
+        terms = {j: (f if j == 11 else f"{kk}{j}[k]") for j in nzB}
+        L += [f"        {comp}0 = {y}[k]",
+              f"        {comp}1 = {comp}0 + " + " + ".join(f"b{j} * {terms[j]}" for j in nzB),
+              f"        {yn}[k] = {comp}1",
+              f"        e5{comp} = " + " + ".join(f"p{j} * {terms[j]}" for j in nzB),
+              f"        e3{comp} = " + " + ".join(f"q{j} * {terms[j]}" for j in nzB),
+              f"        m{comp}0 = abs({comp}0)", f"        m{comp}1 = abs({comp}1)",
+              f"        c{comp} = atol + (m{comp}0 if m{comp}0 > m{comp}1 else m{comp}1) * rtol"]
+    L += ["        r = 1.0 / (cx * cv)", "        ix = cv * r", "        iv = cx * r",
+          "        s5 += (e5x * ix) ** 2 + (e5v * iv) ** 2", "        s3 += (e3x * ix) ** 2 + (e3v * iv) ** 2",
+          "    return sx / n, sv / n, s5, s3"]
+    out.append("\n".join(L) + "\n")
     return "".join(out)
 
 
