@@ -184,3 +184,16 @@ def test_small_build_gives_rows_and_claims():
     assert all(r["informational"] for r in rows if r["id"].startswith(("C9", "C10", "C7r", "C7-saddle")))
     text = P.findings_paragraph(table)
     assert "Dimension sweep" in text and "Random weights" in text
+
+
+def test_period_comparison_uses_the_seed_range_at_d2_not_a_ratio_to_its_median():
+    # two d = 2 seeds far apart (an orbit-dependent period), d = 3 inside their range, d = 100 above it
+    g = pd.DataFrame({"d": [2, 2, 3, 3, 100, 100, 8], "regime": ["oscillate"] * 6 + ["cluster_converge"],
+                      "period": [2.34, 4.42, 4.03, 4.23, 5.88, 6.11, np.nan]})
+    out = P.period_comparison(g)
+    assert out["period_by_d"] == "d = 2: 2.34-4.42; d = 3: 4.03-4.23; d = 100: 5.88-6.11"
+    assert out["period_within_d2"] == "3" and out["period_outside_d2"] == "100"
+    # a ratio to the d = 2 median (3.38) would put every d = 3 run 19-25 % above d = 2
+    assert P.period_comparison(g[g.d != 2])["period_outside_d2"] == ""
+    assert P.period_comparison(g[g.regime != "oscillate"]) == {"period_by_d": "", "period_outside_d2": "",
+                                                               "period_within_d2": ""}
