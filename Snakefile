@@ -40,7 +40,6 @@ onerror:
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/params.smk"
 include: "workflow/rules/simulate_2d.smk"
 include: "workflow/rules/stability.smk"
 include: "workflow/rules/highdim.smk"

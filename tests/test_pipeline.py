@@ -48,7 +48,7 @@ def fresh(tmp_path_factory):
 
 def test_dry_run_plans_every_result(fresh):
     jobs = planned_jobs(fresh)
-    for rule in ["params[case1]", "simulate_2d[case4]", "regimes_table", "claims_table", "findings", "fig_case1",
+    for rule in ["simulate_2d[case1]", "simulate_2d[case4]", "regimes_table", "claims_table", "findings", "fig_case1",
                  "fig_bifurcation", "all"]:
         assert rule in jobs
     assert not (fresh / "results").exists()
@@ -146,7 +146,7 @@ def test_partial_rerun_after_editing_one_case(built, tmp_path):
     edit = tmp_path / "edit.yaml"
     edit.write_text("case1:\n  n_random: 41\n")
     jobs = planned_jobs(built, str(edit))
-    assert jobs == sorted(["params[case1]", "simulate_2d[case1]", "trajectories_2d[case1]", "regimes_table",
+    assert jobs == sorted(["simulate_2d[case1]", "trajectories_2d[case1]", "regimes_table",
                            "claims_table", "findings", "fig_case1", "all"])
 
 

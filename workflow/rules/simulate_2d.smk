@@ -19,13 +19,15 @@ rule compile_kernels:
 
 
 rule simulate_2d:
-    """OA, WS and n-particle regimes for every parameter point of one experiment (compiled, one thread)."""
+    """Parameter points of one experiment (seeds derived from the config; results/params/{case}.csv), then their
+    OA, WS and n-particle regimes (compiled, one thread). One job: the points are a few milliseconds of work,
+    a job of their own cost a process start and the study's imports."""
     input:
-        params="results/params/{case}.csv",
         kernels="results/sim/kernels_compiled.txt",
         lib=lib_inputs("workflow/scripts/simulate_2d.py"),
     output:
-        "results/sim/{case}.csv",
+        params="results/params/{case}.csv",
+        sim="results/sim/{case}.csv",
     log:
         "logs/simulate_2d/{case}.log",
     benchmark:
@@ -37,6 +39,9 @@ rule simulate_2d:
         mem_mb=4000,
         runtime=30,
     params:
+        case_config=lambda w: config[w.case],
+        params_seed=config["seed"],
+        beta=config["beta"],
         oa=config["oa"],
         agreement=config["agreement"],
         classifier=config["classifier"],
