@@ -10,14 +10,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..api import (
-    integrate_oa,
-    oa_start_points,
-    particles_regime_batch,
-    predict_regime_batch,
-    time_scale,
-    ws_regime_batch,
-)
 from .cases import (
     bifurcation_bracket,
     family_saddle_node,
@@ -29,11 +21,9 @@ from .cases import (
     sample_case1,
     sample_case2,
 )
-from ..budget import Progress
-from ..integrate import integrate_flat, uniform_angles
-from ..kuramoto import angle_field, case4_hamiltonian, kuramoto_coefficients
-from ..metrics import order_parameter_r2
-from ..regimes import RegimeTolerances
+
+# The integrators (lsadyn.api, lsadyn.integrate: scipy.integrate and numba, ~1 s of imports) are imported inside
+# the functions that integrate, so the table jobs (agreement_table, bifurcation_summary) do not pay for them.
 
 #: Seed offsets: the seed of case k is ``config['seed'] + SEED_OFFSET[k]``.
 SEED_OFFSET = {"case1": 1, "case2": 2, "case3": 3, "case4": 4, "bifurcation": 5}
@@ -82,6 +72,12 @@ def classify_points(df: pd.DataFrame, oa: dict, agreement: dict, tol: dict, seed
     integrates one start from the tokens' own R₂(0) (column ``regime_oa_token_start``: tells
     multistability from finite-n effects).
     """
+    from ..api import particles_regime_batch, predict_regime_batch, ws_regime_batch
+    from ..budget import Progress
+    from ..integrate import uniform_angles
+    from ..metrics import order_parameter_r2
+    from ..regimes import RegimeTolerances
+
     A, V, beta = matrices(df)
     tolerances = RegimeTolerances(**tol)
     out = df.copy()
@@ -160,6 +156,8 @@ def _time_to_cluster(sim: pd.DataFrame, cfg: dict, level: float = 0.99) -> np.nd
     (largest |rate_oa|, so that the window holds several turns and the mean rate can be read) among the
     rows whose OA R₂(t) (from the first start of :func:`oa_start_points`) reaches |R₂| ≥ ``level`` within
     the first half of the representative window, where the rotation rate is derived."""
+    from ..api import integrate_oa, oa_start_points, time_scale
+
     key = np.ones(len(sim))
     rows = np.flatnonzero((sim.regime_oa == "cluster_rotate").to_numpy())
     rows = rows[np.argsort(-np.abs(sim.rate_oa.to_numpy(float)[rows]), kind="stable")]
@@ -177,6 +175,11 @@ def representative_trajectories(sim: pd.DataFrame, cfg: dict, seed: int) -> dict
 
     ``cfg``: {n_tokens, horizon (in units of τ), n_samples}. Returns arrays for ``np.savez``.
     """
+    from ..api import integrate_oa, oa_start_points, time_scale
+    from ..integrate import integrate_flat, uniform_angles
+    from ..kuramoto import angle_field, kuramoto_coefficients
+    from ..metrics import order_parameter_r2
+
     # first point of each regime; for `oscillate` the shortest OA period, so the window shows oscillations;
     # for `cluster_rotate` a fast rotation whose OA solution reaches |R2| >= 0.99 early in the window, so that
     # the rotation on |R2| = 1 (where its rate is derived) is what the window shows
@@ -203,6 +206,9 @@ def representative_trajectories(sim: pd.DataFrame, cfg: dict, seed: int) -> dict
 
 def case4_orbits(v11: float, v12: float, starts, horizon: float, n_samples: int, beta: float = 1.0) -> dict:
     """OA orbits of case 4 from several starts and the conserved 𝓗 along them."""
+    from ..api import integrate_oa
+    from ..kuramoto import case4_hamiltonian
+
     starts = np.asarray(starts, dtype=complex)
     V = np.array([[v11, v12], [-v12, -v11]])
     t = np.linspace(0, horizon, n_samples)
