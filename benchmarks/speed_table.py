@@ -85,6 +85,9 @@ def render(core: dict, pipe: dict) -> str:
     if "dag_seconds" in pipe:
         lines.append(f"| building the DAG (`snakemake -n`) | {_s(pipe['dag_seconds'])} | | | < 5 s "
                      f"| {_yes(pipe['dag_seconds'] < 5)} |")
+    if pipe.get("slurm_probe_seconds") is not None:
+        lines.append(f"| of which in every snakemake start: `scontrol show config` (SLURM plugin's probe; ~9 s when "
+                     f"no controller answers) | {_s(pipe['slurm_probe_seconds'])} | | | | |")
     for key, v in sorted(r.items()):
         if key.startswith("usa_over_floor"):
             lines.append(f"| USA field vs its product-and-exp floor ({key.split('_')[-1]}) | | | {v:.3g}× | ≤ 3× "
