@@ -398,12 +398,14 @@ def findings_paragraph(table: pd.DataFrame) -> str:
             lines.append(f"- {r.scenario} ({r.model.upper()}, d = 2 regime {r.expect}): {r.n_persist} of {r.n_runs} "
                          f"runs persist, all up to d = {r.persists_up_to_d}{extra}")
         if (s.period_by_d != "").any():
-            lines += ["", "The oscillation periods are those of the orbits the seeded tokens reach: at d = 2 the "
+            lines += ["", ("The oscillation periods are those of the orbits the seeded tokens reach: at d = 2 the "
                       "linear-attention oscillation is a centre (closed orbits of the hidden Hamiltonian, claim C4), "
                       "so the period belongs to the orbit, not to A, V alone, and differs between seeds and token "
                       "counts; a period is read from the classified window of the horizon where the run was "
                       "decided, so a run still approaching its orbit there gives that transient's period. A change "
-                      "with d counts only where the seeds' range at that d lies outside the d = 2 runs' range."]
+                      "with d counts only where the seeds' range at that d lies outside the d = 2 runs' range.")]
+        lines += ["", ("Limit: every run is integrated once (fixed-step RK4, the step in the figure caption); unlike "
+                       "the highdim stage's runs, none is repeated at a finer step to check its convergence.")]
     rs = random_summary(table)
     if len(rs):
         lines += ["", "Random weights A, V ~ N(0, 1/d) (regime counts per model and d):", ""]
