@@ -19,9 +19,10 @@ def test_json_output():
     assert out["regime"] == "cluster_converge" and out["method"] == "oa"
 
 
-def test_particles_and_ws_methods():
+def test_particles_and_ws_methods(lsadyn_cli):
+    # in process (conftest.lsadyn_cli runs the same main()); test_json_output starts `python -m lsadyn.cli`
     for method in ("ws", "particles"):
-        r = run("regime", "--A", I, "--V", "[[1,-1],[1,1]]", "--method", method, "--n", "200", "--json")
+        r = lsadyn_cli("regime", "--A", I, "--V", "[[1,-1],[1,1]]", "--method", method, "--n", "200", "--json")
         assert r.returncode == 0, r.stderr
         assert json.loads(r.stdout)["regime"] == "cluster_rotate"
 
@@ -46,7 +47,7 @@ def test_particles_and_ws_methods():
     ],
 )
 def test_bad_input_exit_2_one_line(lsadyn_cli, args, name):
-    r = lsadyn_cli("regime", *args)  # in process: the two tests above run `python -m lsadyn.cli`
+    r = lsadyn_cli("regime", *args)  # in process: test_json_output runs `python -m lsadyn.cli`
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
