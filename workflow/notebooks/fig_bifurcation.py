@@ -48,7 +48,7 @@ regime_scatter(ax, sim.x, np.zeros(len(sim)), sim.regime_oa, size=8)
 ax.axvline(mu_c, color="0.3", lw=0.6, ls=":")
 ax.set_ylim(-3, np.nanmax(rot.period_oa) * 1.1 if len(rot) else 1)
 ax.set_xlabel(r"$\mu$")
-ax.set_ylabel("period of $R_2$")
+ax.set_ylabel("period of $R_2$ (units of $t$)")
 ax.legend(fontsize=6, loc="upper right", frameon=False)
 ax.set_title(f"threshold $\\mu_c = s = {mu_c:g}$; sweep bracket [{fit.mu_converge_max:.3g}, {fit.mu_rotate_min:.3g}]\n"
              r"regimes on the axis: converge $\mu < \mu_c$, rotate $\mu > \mu_c$", fontsize=6)
@@ -64,7 +64,7 @@ if len(near):
     ax2.loglog(d, fit.fit_prefactor * d**fit.fit_exponent, color="#0072B2", lw=3.0, alpha=0.45, zorder=1,
                label=f"fit near $\\mu_c$: exponent {fit.fit_exponent:.3f} (theory $-1/2$)")
 ax2.set_xlabel(r"$\mu - \mu_c$")
-ax2.set_ylabel("period of $R_2$")
+ax2.set_ylabel("period of $R_2$ (units of $t$)")
 ax2.legend(fontsize=6, loc="lower left", frameon=False)
 panel_letter(ax2, "b", x=-0.1)
 fig.suptitle(r"C5, claim: saddle-node at $\mu_c = s$; on $|R_2| = 1$, $\dot\varphi = 2\beta(\mu - s\sin\varphi)$", fontsize=7)

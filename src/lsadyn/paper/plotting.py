@@ -4,6 +4,7 @@ read arrays, never simulate."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import matplotlib
@@ -34,8 +35,10 @@ LINESTYLES = ["-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 1)), (0, (3
 
 
 def style():
-    """Apply the project style (call once per figure script)."""
+    """Apply the project style (call once per figure script). Also quiets fontTools, whose INFO lines on font
+    subsetting (hundreds per PDF) buried a figure job's warnings in its log."""
     plt.rcParams.update(RC)
+    logging.getLogger("fontTools").setLevel(logging.WARNING)
 
 
 def panel_letter(ax, letter, x=-0.1, y=1.02):
