@@ -95,6 +95,6 @@ if has_shape:
                 Line2D([], [], marker="o", ls="", mfc="white", mec="k", ms=4, label="open: antipodal pair")]
 fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=6, frameon=False)
 tested = table[table.expect.fillna("") != ""]
-fig.suptitle(f"C7: embedded $d = 2$ scenarios at $d = {d}$: {int((tested.regime == tested.expect).sum())} of "
+fig.suptitle(f"C7: embedded $d = 2$ scenarios at $d = {d}$:\n{int((tested.regime == tested.expect).sum())} of "
              f"{len(tested)} runs with a $d = 2$ prediction reach it (LSA and USA)", fontsize=7)
 save_figure(fig, PDF, PNG, DPI)
