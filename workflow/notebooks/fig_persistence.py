@@ -15,7 +15,7 @@
 # # Persistence of the d = 2 behaviours (issue 12: C7 measured, C9 random weights, C10 β)
 # (a, b) Regime map, scenario × d, one marker per seed (colour and shape: the observed regime; filled: one
 # cluster or no cluster, open: an antipodal pair). (c) Rotation rate against the derived rate. (d) Oscillation
-# period relative to d = 2. (e) Random N(0, 1/d) weights: fraction of runs per regime. (f, g) β sweep.
+# period per seed against d, beside the d = 2 seeds' range. (e) Random N(0, 1/d) weights: fraction of runs per regime. (f, g) β sweep.
 # (c, d, f, g): shape and colour = model (circle LSA, square USA), fill = cluster shape as in (a, b); a run whose
 # regime differs from the scenario's d = 2 regime is labelled with its regime.
 # Reads results/tables/persistence.csv only.
@@ -28,7 +28,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from lsadyn.paper.io import load_table
-from lsadyn.paper.persistence import d2_reference
+from lsadyn.paper.persistence import period_comparison
 from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, panel_letter, save_figure, style
 
 try:
@@ -119,24 +119,35 @@ ax.legend(handles=[Line2D([], [], color="0.3", ls=ls, lw=0.7, label=sc.replace("
                    for sc, ls in SCEN_LS.items()], fontsize=5.5, frameon=False, loc="upper left", ncol=2)
 panel_letter(ax, next(letters), x=-0.16)
 
-# (d) oscillation period relative to d = 2
+# (d) oscillation period against d, beside the d = 2 seeds' range (persistence.period_comparison: the period
+# belongs to the orbit the tokens select, so seeds differ at one d; a change with d means something beyond that)
 ax = fig.add_subplot(gs[1, 1])
-ref = d2_reference(table).set_index(["scenario", "model"])
-osc = dim[(dim.regime == "oscillate")]
+osc = dim[(dim.regime == "oscillate") & dim.period.notna()]
+outside = []
 for model in models:
     g = osc[osc.model == model]
-    if len(g):
-        p2 = np.array([ref.period_d2.get((s, model), np.nan) for s in g.scenario])
-        nudge = 10 ** (0.025 * (1 if model == "usa" else -1))  # LSA just left, USA just right: equal ratios stay visible
-        ax.plot(g.d * nudge, g.period / p2, marker=MODEL_MARK[model], color=MODEL_COLOR[model], ls="", ms=4,
-                mfc=MODEL_COLOR[model], label=model.upper())
-ax.axhline(1.0, color="0.5", lw=0.6, ls=":")
+    if not len(g):
+        continue
+    d2 = g[g.d == 2].period
+    if len(d2):  # the d = 2 seeds' range: a band (a line when one seed)
+        if np.isclose(d2.min(), d2.max(), rtol=5e-3):
+            ax.axhline(float(d2.median()), color=MODEL_COLOR[model], lw=0.7, ls=":", zorder=1)
+        else:
+            ax.axhspan(float(d2.min()), float(d2.max()), color=MODEL_COLOR[model], alpha=0.15, lw=0, zorder=1)
+    nudge = 10 ** (0.025 * (1 if model == "usa" else -1))  # LSA just left, USA just right: equal values stay visible
+    ax.plot(g.d * nudge, g.period, marker=MODEL_MARK[model], color=MODEL_COLOR[model], ls="", ms=4,
+            mfc=MODEL_COLOR[model], label=model.upper(), zorder=3)
+    for sc, gs_ in dim[dim.model == model].groupby("scenario", sort=False):
+        out = period_comparison(gs_)["period_outside_d2"]
+        if (gs_.regime == "oscillate").any():
+            outside.append(f"{model.upper()} {'d = ' + out.replace(' ', ', ') if out else 'none'}")
 ax.set_xscale("log")
 ax.set_xticks(dvals, [str(d) for d in dvals])
 ax.minorticks_off()
 ax.set_xlabel("token dimension $d$")
-ax.set_ylabel("period / $d = 2$ period")
-ax.set_title("oscillating runs: period relative to the $d = 2$ run")
+ax.set_ylabel("period (units of $t$)")
+ax.set_title("oscillating runs: period per seed; band or dotted line: the $d = 2$ seeds' range\n"
+             "outside it: " + ("; ".join(outside) if outside else "no oscillating run"))
 ax.legend(fontsize=6, frameon=False)
 panel_letter(ax, next(letters), x=-0.14)
 
