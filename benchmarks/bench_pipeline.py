@@ -136,8 +136,10 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         caches = {"quick": tmp / "numba_quick", "paper": tmp / "numba_paper"}  # each starts empty
-        result["dag_seconds"] = min(timed([sys.executable, "-m", "snakemake", "-n"], fresh_copy(tmp / "dag"),
-                                          caches["quick"]) for _ in range(3))
+        dag = fresh_copy(tmp / "dag")
+        result["dag_seconds"] = min(timed([sys.executable, "-m", "snakemake", "-n"], dag, tmp / "numba_dag")
+                                    for _ in range(3))
+        shutil.rmtree(dag)
         for name in names:
             repo = fresh_copy(tmp / name)
             result["builds"][name] = build(name, repo, caches[name.split("_")[0]], args.cores)
