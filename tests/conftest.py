@@ -3,12 +3,12 @@ import fcntl
 import hashlib
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
+import forkserver
 import numpy as np
 import pytest
 
@@ -123,8 +123,10 @@ def copy_repo(dest: Path) -> Path:
 
 
 def smk(cwd, *args, check=True, timeout=1200):
+    """``python -m snakemake ARGS`` in ``cwd`` (forked from a server that has imported Snakemake: tests/forkserver.py);
+    with ``check``, a failure fails the test with Snakemake's output."""
     cmd = [sys.executable, "-m", "snakemake", *args]
-    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    r = forkserver.run("snakemake", *args, cwd=cwd, timeout=timeout)
     if check and r.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
     return r

@@ -17,6 +17,7 @@ import time
 import warnings
 from pathlib import Path
 
+import forkserver
 import numpy as np
 import pandas as pd
 import pytest
@@ -242,8 +243,7 @@ def _copy_repo(dest: Path) -> Path:
 
 
 def smk(cwd, *args, timeout=300, env=None):
-    return subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env=env or ENV)
+    return forkserver.run("snakemake", *args, cwd=cwd, env=env or ENV, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -368,11 +368,14 @@ def test_progress_logs_fraction_and_elapsed_and_is_silent_by_default(caplog):
     assert budget.Progress(mode="auto").mode == "silent"  # tests: no terminal, no job log
 
 
-# `cli` starts `python -m lsadyn.cli` (for signals, memory limits and runaway runs that must not take the
-# test process with them); the `lsadyn_cli` fixture (conftest.py) runs the same main() in process.
+# `cli` runs `python -m lsadyn.cli` in its own process (for memory limits and runaway runs that must not take the
+# test process with them): forked from a prepared server (tests/forkserver.py), or started afresh when it needs a
+# preexec_fn (resource limits); the `lsadyn_cli` fixture (conftest.py) runs the same main() in process.
 def cli(*args, timeout=120, **kw):
-    return subprocess.run([sys.executable, "-m", "lsadyn.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, env=ENV, **kw)
+    if kw:
+        return subprocess.run([sys.executable, "-m", "lsadyn.cli", *args], capture_output=True, text=True,
+                              timeout=timeout, env=ENV, **kw)
+    return forkserver.run("lsadyn.cli", *args, env=ENV, timeout=timeout)
 
 
 @pytest.mark.parametrize("args,flag,words", [
@@ -463,8 +466,9 @@ def test_cli_bad_matrix_file_names_the_flag(tmp_path, lsadyn_cli):
 
 
 def test_cli_tokens_file(tmp_path, lsadyn_cli):
-    from lsadyn.api import simulate_regime
     import inspect
+
+    from lsadyn.api import simulate_regime
 
     X = np.random.default_rng(1).standard_normal((50, 3))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
@@ -585,8 +589,7 @@ def test_snakemake_config_errors_before_any_job(repo, tmp_path):
 def test_config_checker_command_line(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("case4:\n  orbit_v11: 3.0\n")
-    r = subprocess.run([sys.executable, "-m", "lsadyn.paper.config", str(bad)], cwd=ROOT, capture_output=True,
-                       text=True, env=ENV)
+    r = forkserver.run("lsadyn.paper.config", str(bad), cwd=ROOT, env=ENV)
     assert r.returncode == 1 and "config key case4.orbit_v11" in one_line(r.stderr)
 
 

@@ -1,0 +1,157 @@
+"""Run ``python -m MODULE ARGS`` as a process forked from a prepared Python process (a fork server).
+
+Most of the suite's CPU time went to starting processes: every ``snakemake`` command (dry runs, lint, config
+errors, single jobs) imports Snakemake and its plugins (~1.1 s of CPU of a ~3 s dry run), every ``python -m
+lsadyn.cli`` imports numpy and lsadyn. A fork server is a Python process, started once per test process and
+environment, that has imported those modules; each command is a child forked from it: its own process (own pid,
+working directory, environment, stdin/stdout/stderr, exit code, killed on timeout) that runs the module as
+``__main__`` exactly as ``python -m`` does, with the imports already done. Commands that need something only a
+fresh interpreter gives (signals sent to a process group, resource limits, another Python path) keep using
+``subprocess``.
+
+The server gets the caller's environment at start, so a command's environment is the one its imports saw; a
+command with another environment gets another server. If a server cannot start or dies, the command runs as an
+ordinary subprocess (same result, slower).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+#: imported by every server: Snakemake's command line (and its plugins), what the Snakefile imports, the CLI
+PRELOAD = ["snakemake.cli", "snakemake.utils", "lsadyn.paper.config", "lsadyn.paper.findings",
+           "lsadyn.paper.interrupts", "lsadyn.cli", "lsadyn.api"]
+
+SERVER = r"""
+import json, os, runpy, sys
+for name in sys.argv[1].split(","):
+    try:
+        __import__(name)
+    except ImportError:
+        pass
+import gc
+gc.freeze()  # objects of the preloaded modules: never scanned by the children's collector (no copy-on-write of them)
+requests, replies = os.fdopen(os.dup(0), "r"), os.fdopen(os.dup(1), "w")
+null = os.open(os.devnull, os.O_RDWR)
+os.dup2(null, 0)
+os.dup2(null, 1)
+for line in requests:
+    req = json.loads(line)
+    pid = os.fork()
+    if pid == 0:  # the command: runs the module like `python -m`, then exits like any interpreter
+        requests.close()
+        replies.close()
+        os.chdir(req["cwd"])
+        os.environ.clear()
+        os.environ.update(req["env"])
+        for fd, path in ((1, req["stdout"]), (2, req["stderr"])):
+            f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(f, fd)
+            os.close(f)
+        name = req["module"]
+        if hasattr(sys.modules.get(name), "__path__"):  # a package: `python -m` runs its __main__
+            name += ".__main__"
+        if name in sys.modules:  # imported by the server: run it afresh as __main__, as `python -m` would
+            del sys.modules[name]
+            parent, _, leaf = name.rpartition(".")
+            if hasattr(sys.modules.get(parent), leaf):
+                delattr(sys.modules[parent], leaf)
+        sys.argv = [req["module"], *req["args"]]
+        sys.path[0] = os.getcwd()
+        runpy.run_module(req["module"], run_name="__main__", alter_sys=True)
+        sys.exit(0)
+    replies.write(json.dumps({"pid": pid}) + "\n")
+    replies.flush()
+    _, status, usage = os.wait4(pid, 0)
+    replies.write(json.dumps({"returncode": os.waitstatus_to_exitcode(status),
+                              "cpu": usage.ru_utime + usage.ru_stime}) + "\n")
+    replies.flush()
+"""
+
+
+class _Server:
+    def __init__(self, env: dict):
+        self.buf = b""
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 (the server's stderr, for as long as it runs)
+        self.proc = subprocess.Popen([sys.executable, "-c", SERVER, ",".join(PRELOAD)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.log, env=env, cwd=tempfile.gettempdir())
+
+    def _reply(self, timeout: float | None) -> dict | None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([self.proc.stdout], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(self.proc.stdout.fileno(), 4096)
+            if not chunk:
+                raise BrokenPipeError("fork server exited")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def run(self, module: str, args: list[str], cwd: str, timeout: float | None) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, "-m", module, *args]
+        with tempfile.TemporaryDirectory() as tmp:
+            out, err = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
+            req = {"module": module, "args": args, "cwd": os.path.abspath(cwd), "env": self.env, "stdout": out,
+                   "stderr": err}
+            self.proc.stdin.write((json.dumps(req) + "\n").encode())
+            self.proc.stdin.flush()
+            pid = self._reply(60)["pid"]
+            done = self._reply(timeout)
+            if done is None:
+                os.kill(pid, signal.SIGKILL)
+                self._reply(60)
+                raise subprocess.TimeoutExpired(cmd, timeout)
+            global cpu_seconds
+            cpu_seconds += done["cpu"]
+            with open(out) as fo, open(err) as fe:
+                return subprocess.CompletedProcess(cmd, done["returncode"], fo.read(), fe.read())
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+_servers: dict[tuple, _Server] = {}
+#: CPU time of the commands run so far in this process (servers' children: not in this process's RUSAGE_CHILDREN)
+cpu_seconds = 0.0
+
+
+def run(module: str, *args, cwd=".", env: dict | None = None, timeout: float | None = None
+        ) -> subprocess.CompletedProcess:
+    """``subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True,
+    text=True, timeout=timeout)``, forked from a prepared server (see the module docstring)."""
+    env = dict(os.environ if env is None else env)
+    args = [str(a) for a in args]
+    key = tuple(sorted(env.items()))
+    server = _servers.get(key)
+    if server is None or server.proc.poll() is not None:
+        server = _servers[key] = _Server(env)
+        server.env = env
+    try:
+        return server.run(module, args, str(cwd), timeout)
+    except (BrokenPipeError, OSError, TypeError, ValueError):  # the server failed: an ordinary process
+        server.close()
+        del _servers[key]
+        return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True,
+                              text=True, timeout=timeout, check=False)
+
+
+@atexit.register
+def _close_all():
+    for server in _servers.values():
+        server.close()
