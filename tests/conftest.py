@@ -1,11 +1,9 @@
 import contextlib
 import fcntl
-import hashlib
 import os
 import shutil
 import sys
 import tempfile
-from importlib.metadata import version
 from pathlib import Path
 
 import forkserver
@@ -47,47 +45,22 @@ def _stub_unreachable_scontrol():
 
 
 ROOT = Path(__file__).resolve().parents[1]
-LIB = ROOT / "src/lsadyn"
 
 
-def _share_numba_cache(config):
-    """One numba cache for the whole suite: the test process, xdist workers, CLI subprocesses and the
-    Snakemake jobs of every test build (their repo copies import lsadyn from this checkout, and the
-    Snakefile keeps a NUMBA_CACHE_DIR it finds set). It lives in pytest's cache folder, in a
-    directory named after a hash of every lsadyn source file and the numba version: numba checks
-    only a function's own file for staleness, so any edit to the library starts a fresh cache
-    (older ones are removed). Compiling the kernels costs ~40 s of CPU; with the cache, once per
-    change of the sources instead of once per process or build. A NUMBA_CACHE_DIR set by the user
-    is kept; with the cache plugin off (-p no:cacheprovider), a temporary one per session."""
-    if os.environ.get("NUMBA_CACHE_DIR") or hasattr(config, "workerinput"):
-        return
-    h = hashlib.sha256(version("numba").encode())
-    for path in sorted(LIB.rglob("*.py")):
-        h.update(str(path.relative_to(LIB)).encode() + b"\0" + path.read_bytes())
-    name = f"numba-{h.hexdigest()[:16]}"
-    cache = getattr(config, "cache", None)
-    if cache is None:
-        folder = Path(tempfile.mkdtemp(prefix="lsadyn-tests-numba-"))
-        os.environ["LSADYN_TESTS_NUMBA_TMP"] = str(folder)
-    else:
-        folder = cache.mkdir(name)
-        for old in folder.parent.glob("numba-*"):
-            if old != folder:
-                shutil.rmtree(old, ignore_errors=True)
-    os.environ["NUMBA_CACHE_DIR"] = str(folder)
+# numba's cache: lsadyn's kernels are filed by content (lsadyn._kernel_cache) in the machine's cache
+# (~/.cache/lsadyn/numba, or $NUMBA_CACHE_DIR), so the test process, the xdist workers, CLI commands and the jobs of
+# every test build load what any of them, or an earlier build of the same sources, compiled.
 
 
 def pytest_configure(config):
     _stub_unreachable_scontrol()
-    _share_numba_cache(config)
 
 
 def pytest_unconfigure(config):
     if hasattr(config, "workerinput"):  # the controller (or a plain run) cleans up
         return
-    for var in ("LSADYN_TESTS_SCONTROL_STUB", "LSADYN_TESTS_NUMBA_TMP"):
-        if os.environ.get(var):
-            shutil.rmtree(os.environ[var], ignore_errors=True)
+    if os.environ.get("LSADYN_TESTS_SCONTROL_STUB"):
+        shutil.rmtree(os.environ["LSADYN_TESTS_SCONTROL_STUB"], ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):
