@@ -116,7 +116,7 @@ if len(rot):  # head room above the points for the legend
     lo, hi = np.nanmin(np.maximum(rot.rate_rel_err, 1e-12)), np.nanmax(np.maximum(rot.rate_rel_err, 1e-12))
     ax.set_ylim(lo / 3, hi * 3e3)
 ax.legend(handles=[Line2D([], [], color="0.3", ls=ls, lw=0.7, label=sc.replace("_", " ") + " (median over seeds)")
-                   for sc, ls in SCEN_LS.items()], fontsize=5.5, frameon=False, loc="upper left", ncol=2)
+                   for sc, ls in SCEN_LS.items()], fontsize=5.5, frameon=False, loc="upper left", ncol=1)
 panel_letter(ax, next(letters), x=-0.16)
 
 # (d) oscillation period against d, beside the d = 2 seeds' range (persistence.period_comparison: the period
@@ -146,8 +146,7 @@ ax.set_xticks(dvals, [str(d) for d in dvals])
 ax.minorticks_off()
 ax.set_xlabel("token dimension $d$")
 ax.set_ylabel("period (units of $t$)")
-ax.set_title("oscillating runs: period per seed; band or dotted line: the $d = 2$ seeds' range\n"
-             "outside it: " + ("; ".join(outside) if outside else "no oscillating run"))
+ax.set_title("oscillating runs, one marker per seed; band or\ndotted line: the $d = 2$ seeds' range; outside it:\n" + ("; ".join(outside) if outside else "no oscillating run"))
 ax.legend(fontsize=6, frameon=False)
 panel_letter(ax, next(letters), x=-0.14)
 
