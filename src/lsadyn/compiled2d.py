@@ -30,7 +30,7 @@ from numba import njit
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
 from . import _kernel_cache  # noqa: F401  (registers the shared, content-keyed numba cache)
-from ._dop853_stages import _stage_11_new_state_and_error, _stage_pass
+from ._dop853_stages import _dense_stages, _stage_11_new_state_and_error, _stages_1_to_10
 
 _A = np.ascontiguousarray(_dop.A, dtype=np.float64)  # (16, 16), rows 13..15 are the dense-output stages
 _B = np.ascontiguousarray(_dop.B, dtype=np.float64)  # (12,)
@@ -104,13 +104,6 @@ def _stage_coefficients(s, h, mx, mv, mkx, mkv, tr, cre, cim, beta):
 
 
 @njit(cache=True, fastmath=FAST, error_model="numpy")
-def _stage(x, v, Kx, Kv, i0, i12, s, h, mx, mv, mkx, mkv, tr, cre, cim, beta):
-    """K_s = f(y + h Σ_{j<s} a_sj K_j) into row s (K_0, K_12 in rows i0, i12). Sets mkx[s], mkv[s]."""
-    om, hr, hi = _stage_coefficients(s, h, mx, mv, mkx, mkv, tr, cre, cim, beta)
-    mkx[s], mkv[s] = _stage_pass(s, x, v, Kx, Kv, i0, i12, h, om, hr, hi)
-
-
-@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _rms(ax, av, sx, sv):
     n = ax.size
     acc = 0.0
@@ -166,8 +159,7 @@ def _initial_step(x, v, kx0, kv0, Kx, Kv, mx, mv, mkx, mkv, t_bound, rtol, atol,
 @njit(cache=True, fastmath=FAST, error_model="numpy")
 def _dense_means(x, v, Kx, Kv, i0, i12, h, mx, mv, mxn, mvn, mkx, mkv, tr, cre, cim, beta, F):
     """Three extra stages (13..15) from y_old = (x, v), then the 7 interpolant rows F (7, 2) on the means."""
-    for s in range(13, 16):
-        _stage(x, v, Kx, Kv, i0, i12, s, h, mx, mv, mkx, mkv, tr, cre, cim, beta)
+    _dense_stages(x, v, Kx, Kv, i0, i12, h, mx, mv, mkx, mkv, tr, cre, cim, beta)
     dx = mxn - mx
     dv = mvn - mv
     F[0, 0] = dx
@@ -266,8 +258,7 @@ def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs,
                 if t_new > t_end:
                     t_new = t_end
                 h = t_new - tp
-                for s in range(1, N_STAGES - 1):
-                    _stage(x, v, Kx, Kv, i0, i12, s, h, mx, mv, mkx, mkv, tr[p], cre[p], cim[p], beta[p])
+                _stages_1_to_10(x, v, Kx, Kv, i0, i12, h, mx, mv, mkx, mkv, tr[p], cre[p], cim[p], beta[p])
                 om, hr, hi = _stage_coefficients(N_STAGES - 1, h, mx, mv, mkx, mkv, tr[p], cre[p], cim[p], beta[p])
                 mkx[11], mkv[11], e5, e3 = _stage_11_new_state_and_error(x, v, Kx, Kv, i0, h, om, hr, hi, xn, vn,
                                                                          rtol, atol)
@@ -410,12 +401,30 @@ def stage_source() -> str:
             f"    ox = Kx[{s}]", f"    ov = Kv[{s}]", "    sx = 0.0", "    sv = 0.0", "    for k in range(n):", *body,
             "        ox[k] = fx", "        ov[k] = fv", "        sx += fx", "        sv += fv",
             "    return sx / n, sv / n"]) + "\n\n")
+    # dispatcher by stage number (benchmarks/bench_core.py --profile-tokens2d times the passes through it)
     L = [_DECORATOR, "def _stage_pass(s, x, v, Kx, Kv, i0, i12, h, om, hr, hi):",
          '    """K_s = f(y + h Σ_j a_sj K_j) for stage s (1..10, 13..15); returns the token means of K_s."""']
     for s in STAGE_PASSES:
         L += [f"    {'if' if s == 1 else 'elif'} s == {s}:", f"        return _stage_{s}(x, v, Kx, Kv, i0, i12, h, om, hr, hi)"]
     L.append("    return 0.0, 0.0")
     out.append("\n".join(L) + "\n\n")
+    # straight-line drivers: the stage coefficients and direct calls (a loop over s through the dispatcher above,
+    # with the coefficient sums looping over the tableau's nonzeros, costs ~5 % more per pass over 1000 tokens)
+    for name, stages, doc in (
+            ("_stages_1_to_10", range(1, 11), "Stages 1..10 of a step"),
+            ("_dense_stages", range(13, 16), "The dense-output stages 13..15 of an accepted step")):
+        L = [_DECORATOR, f"def {name}(x, v, Kx, Kv, i0, i12, h, mx, mv, mkx, mkv, tr, cre, cim, beta):",
+             (f'    """{doc}: for each, R₂ of the stage input from the token means, ω and H/2 (as\n'
+              '    :func:`lsadyn.compiled2d._omega_h`), then the pass. Sets mkx[s], mkv[s]."""')]
+        for s in stages:
+            L += ["    rr = mx", "    ri = mv"]
+            for j in np.nonzero(A[s, :s])[0]:
+                L += [f"    rr += h * _A[{s}, {j}] * mkx[{j}]", f"    ri += h * _A[{s}, {j}] * mkv[{j}]"]
+            L += ["    om = beta * (tr[0] + tr[1] * rr + tr[2] * ri)",
+                  "    hr = 0.5 * beta * (cim[0] + cim[1] * rr + cim[2] * ri)",
+                  "    hi = 0.5 * beta * (cre[0] + cre[1] * rr + cre[2] * ri)",
+                  f"    mkx[{s}], mkv[{s}] = _stage_{s}(x, v, Kx, Kv, i0, i12, h, om, hr, hi)"]
+        out.append("\n".join(L) + "\n\n")
     nz11 = [int(j) for j in np.nonzero(A[11, :11])[0]]
     nzB = [int(j) for j in np.nonzero(c.B)[0]]
     nzE = [int(j) for j in np.nonzero((c.E5 != 0) | (c.E3 != 0))[0]]
