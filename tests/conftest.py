@@ -64,9 +64,21 @@ def pytest_unconfigure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Slow tests first (stable otherwise): with xdist, the long builds start at once and the short
-    tests fill both workers at the end instead of one worker finishing a build alone."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """Order (stable otherwise): first the one test that starts the shared quick build (conftest.built), then
+    the fast tests, then every other test that needs the build or is slow, longest first (the SLURM and killed-run
+    builds). Under xdist one worker builds while the other runs the fast tests; the tests that wait for the build
+    come when it is (nearly) done, instead of blocking the second worker at the start."""
+    first = next((i for i in items if "built" in getattr(i, "fixturenames", ())), None)
+    late_first = ("test_slurm_build", "test_killed_run", "test_report_renders", "test_failing_job")
+
+    def key(item):
+        if item is first:
+            return (0, 0)
+        if item.get_closest_marker("slow") or "built" in getattr(item, "fixturenames", ()):
+            return (2, next((k for k, name in enumerate(late_first) if item.name.startswith(name)), len(late_first)))
+        return (1, 0)
+
+    items.sort(key=key)
 
 
 @pytest.fixture(autouse=True)
@@ -121,8 +133,8 @@ def built(tmp_path_factory):
     Snakemake's output in ``<folder>/build_output.txt``. Every test that needs built results uses this
     one build (the SLURM and interrupted-build tests compare their tables with it). Under xdist the
     first worker to ask builds it under a file lock in the session's shared temporary folder; the
-    other waits and reuses it. Tests that edit files in it, or read its plan, run on one worker
-    (``xdist_group("built")``) and restore what they edit."""
+    other waits and reuses it. Nothing edits it and only one test runs Snakemake in it (its dry run):
+    tests that edit files or run Snakemake take a private copy (``built_copy``), so they can run on any worker."""
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent  # shared by the workers of this session
@@ -140,6 +152,15 @@ def built(tmp_path_factory):
                 raise AssertionError(failed.read_text())
             done.write_text(r.stdout + r.stderr)
     return folder / "repo"
+
+
+@pytest.fixture
+def built_copy(built, tmp_path):
+    """A private copy of the shared quick build (outputs, Snakemake's records and every modification time kept:
+    Snakemake plans in it as in the build), for a test that edits files or runs Snakemake in it (~0.1 s)."""
+    logs = built / ".snakemake/log"  # where a dry run in the shared build may be writing meanwhile
+    return Path(shutil.copytree(built, tmp_path / "built", symlinks=True,
+                                ignore=lambda folder, names: names if Path(folder) == logs else []))
 
 
 # ------------------------------------------------------------------ in-process CLI

@@ -19,8 +19,6 @@ from conftest import QUICK, ROOT, copy_repo, smk
 TABLES = ["regimes.csv", "agreement.csv", "disagreements.csv", "claims.csv", "bifurcation_fit.csv", "stability.csv",
           "highdim.csv", "offmanifold.csv", "robustness.csv", "persistence.csv"]
 MOVIES = ["cluster_converge", "cluster_rotate", "interior_converge", "oscillate"]
-# Tests that edit files in the shared quick build (conftest.built) or read its plan or report: one worker.
-ON_BUILT = pytest.mark.xdist_group("built")
 
 
 def planned_jobs(cwd, *args, targets=()) -> list[str]:
@@ -117,7 +115,6 @@ def test_every_rule_has_a_log_resources_and_heavy_rules_a_benchmark():
 
 
 @pytest.mark.slow
-@ON_BUILT
 def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
     for t in TABLES:
         assert (built / "results/tables" / t).stat().st_size > 0
@@ -142,11 +139,10 @@ def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
 
 
 @pytest.mark.slow
-@ON_BUILT
-def test_partial_rerun_after_editing_one_case(built, tmp_path):
+def test_partial_rerun_after_editing_one_case(built_copy, tmp_path):
     edit = tmp_path / "edit.yaml"
     edit.write_text("case1:\n  n_random: 41\n")
-    jobs = planned_jobs(built, str(edit))
+    jobs = planned_jobs(built_copy, str(edit))
     assert jobs == sorted(["simulate_2d[case1]", "trajectories_2d[case1]", "regimes_table",
                            "claims_table", "findings", "fig_case1", "all"])
 
@@ -158,19 +154,12 @@ def _edited(path: Path):
 
 
 @pytest.mark.slow
-@ON_BUILT
-def test_partial_rerun_after_editing_a_figure_notebook(built):
-    nb = built / "workflow/notebooks/fig_case3.py"
-    original = _edited(nb)
-    try:
-        assert planned_jobs(built) == ["all", "fig_case3"]
-    finally:
-        nb.write_text(original)
-        os.utime(nb, (0, 0))
+def test_partial_rerun_after_editing_a_figure_notebook(built_copy):
+    _edited(built_copy / "workflow/notebooks/fig_case3.py")
+    assert planned_jobs(built_copy) == ["all", "fig_case3"]
 
 
 @pytest.mark.slow
-@ON_BUILT
 @pytest.mark.parametrize(
     "module,expected",
     [
@@ -188,19 +177,14 @@ def test_partial_rerun_after_editing_a_figure_notebook(built):
         ("paper/config.py", []),  # used by the Snakefile only, by no job
     ],
 )
-def test_partial_rerun_after_editing_a_module(built, module, expected):
-    src = built / "src/lsadyn" / module
-    original = _edited(src)
-    try:
-        assert planned_jobs(built) == expected
-    finally:
-        src.write_text(original)
-        os.utime(src, (0, 0))  # restore an old mtime so later tests see an up-to-date tree
+def test_partial_rerun_after_editing_a_module(built_copy, module, expected):
+    _edited(built_copy / "src/lsadyn" / module)
+    assert planned_jobs(built_copy) == expected
 
 
 @pytest.mark.slow
-@ON_BUILT
-def test_failing_job_leaves_no_output(built):
+def test_failing_job_leaves_no_output(built_copy):
+    built = built_copy
     nb = built / "workflow/notebooks/fig_case2.py"
     original = nb.read_text()
     nb.write_text(original + "\nraise RuntimeError('deliberate failure after the figure was saved')\n")
@@ -300,8 +284,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 
 
 @pytest.mark.slow
-@ON_BUILT
-def test_report_renders_every_figure_in_a_real_browser(built, tmp_path):
+def test_report_renders_every_figure_in_a_real_browser(built_copy, tmp_path):
     """`snakemake --report` makes one self-contained HTML file; headless Chromium opens it, every
     figure of every category displays (a decoded, non-blank PNG) and nothing fails to load."""
     try:
@@ -316,7 +299,7 @@ def test_report_renders_every_figure_in_a_real_browser(built, tmp_path):
     from matplotlib.image import imread
 
     report = tmp_path / "report.html"
-    smk(built, "--configfile", QUICK, "--report", str(report))
+    smk(built_copy, "--configfile", QUICK, "--report", str(report))
     figures = {
         "d = 2 cases": ["fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4"],
         "Beyond the OA manifold": ["fig_offmanifold", "fig_stability"],

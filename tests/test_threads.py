@@ -47,7 +47,6 @@ def test_every_rule_declares_threads_and_the_simulation_scripts_limit_them():
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("built")
 def test_a_pipeline_job_runs_with_one_blas_thread(built):
     """A real job of the pipeline (quick config, one d > 2 scenario) under `--cores 2`: Snakemake's job
     environment already gives its BLAS one thread (so does every other rule's job: all declare threads: 1),
