@@ -24,6 +24,9 @@ import jsonschema
 import numpy as np
 import yaml
 
+# libyaml's loader when PyYAML has it (~6x faster on the schema: every snakemake start loads it), else PyYAML's
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 def _key(path) -> str:
     return ".".join(str(p) for p in path) or "<root>"
@@ -33,7 +36,7 @@ def load_config_file(path) -> dict:
     """YAML file → dict; a syntax error raises ``ValueError('<path>, line L, column C: <problem>')``."""
     try:
         with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
+            data = yaml.load(fh, Loader=_Loader)
     except FileNotFoundError:
         raise ValueError(f"{path}: config file not found") from None
     except yaml.MarkedYAMLError as err:
@@ -52,7 +55,7 @@ def load_config_file(path) -> dict:
 
 def load_schema(schema_path) -> dict:
     with open(schema_path) as fh:
-        return yaml.safe_load(fh)
+        return yaml.load(fh, Loader=_Loader)
 
 
 def _resolve(schema: dict, root: dict) -> dict:
