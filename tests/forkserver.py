@@ -9,8 +9,9 @@ working directory, environment, stdin/stdout/stderr, exit code, killed on timeou
 fresh interpreter gives (signals sent to a process group, resource limits, another Python path) keep using
 ``subprocess``.
 
-The server gets the caller's environment at start, so a command's environment is the one its imports saw; a
-command with another environment gets another server. If a server cannot start or dies, the command runs as an
+The server gets the caller's environment at start, so a command's environment is the one its imports saw (up
+to PYTEST_CURRENT_TEST, which pytest changes for every test); a command with another environment gets another
+server. If a server cannot start or dies, the command runs as an
 ordinary subprocess (same result, slower).
 """
 
@@ -137,11 +138,12 @@ def run(module: str, *args, cwd=".", env: dict | None = None, timeout: float | N
     text=True, timeout=timeout)``, forked from a prepared server (see the module docstring)."""
     env = dict(os.environ if env is None else env)
     args = [str(a) for a in args]
-    key = tuple(sorted(env.items()))
+    # pytest sets PYTEST_CURRENT_TEST to each test's id: no import depends on it, the command still gets it
+    key = tuple(sorted((k, v) for k, v in env.items() if k != "PYTEST_CURRENT_TEST"))
     server = _servers.get(key)
     if server is None or server.proc.poll() is not None:
         server = _servers[key] = _Server(env)
-        server.env = env
+    server.env = env  # the command's own environment (the imports saw one that differs at most in the test id)
     try:
         return server.run(module, args, str(cwd), timeout)
     except (BrokenPipeError, OSError, TypeError, ValueError):  # the server failed: an ordinary process
