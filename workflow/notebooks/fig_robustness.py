@@ -102,7 +102,7 @@ for i, sc in enumerate(scenarios):
             bounds = th[(th.d == d) & (th.delta_min > levels.min() / 100)].delta_min  # drawn δ_min lines stay in view
             ax.set_xlim(min(levels.min(), bounds.min() if len(bounds) else np.inf) / 10 ** 0.4,
                         levels.max() * 10 ** 0.4)
-            dmax = 1.5 * table[(table.d == d)].delta.max()
+            dmax = ax.get_xlim()[1]  # a bound is drawn wherever it falls inside the axis
             if len(t) and 0 < t.delta_min.iloc[0] <= dmax:  # m0 = 0 (V = I): no bound to draw
                 ax.axvline(t.delta_min.iloc[0], color="0.35", lw=0.8, ls=(0, (4, 2)), zorder=1)
                 if t.delta_typ.iloc[0] <= dmax:
@@ -137,9 +137,9 @@ handles = [Line2D([], [], color=MODEL_STYLE[m]["color"], ls=MODEL_STYLE[m]["ls"]
                   "each level)") for m in models if m in MODEL_STYLE]
 handles += [Line2D([], [], color="k", marker="o", mfc="white", ls="", ms=4, label="some runs undetermined"),
             Line2D([], [], color="k", marker="x", ls="", ms=6, mew=0.8,
-                   label="fraction predicted to keep it (eigenvalue criterion)"),
+                   label="fraction predicted to keep it, of the runs with a prediction (eigenvalue criterion)"),
             Line2D([], [], color="k", lw=2.6, alpha=0.35, solid_capstyle="butt",
-                   label="kept, but predicted to rotate too slowly to resolve"),
+                   label="kept, but predicted to rotate too slowly to resolve (bar in the model's colour)"),
             Line2D([], [], color="0.35", ls=(0, (4, 2)), lw=0.8, label=r"$\delta_{min} = |m_0|/\|V\|_F$"),
             Line2D([], [], color="0.35", ls=":", lw=0.8, label=r"$\delta_{typ} = d\,\delta_{min}$")]
 fig.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False, fontsize=7)

@@ -393,8 +393,9 @@ def findings_paragraph(table: pd.DataFrame) -> str:
             if r.period_by_d:
                 extra += f"; period (physical time, min-max over seeds) {r.period_by_d}"
                 if r.period_within_d2 or r.period_outside_d2:
-                    extra += (" — within the d = 2 runs' range at d = " + (", ".join(r.period_within_d2.split())
-                              or "none") + "; outside it at d = " + (", ".join(r.period_outside_d2.split()) or "none"))
+                    extra += (" — overlapping the d = 2 runs' range (0.5 % tolerance) at d = "
+                              + (", ".join(r.period_within_d2.split()) or "none")
+                              + "; outside it at d = " + (", ".join(r.period_outside_d2.split()) or "none"))
             lines.append(f"- {r.scenario} ({r.model.upper()}, d = 2 regime {r.expect}): {r.n_persist} of {r.n_runs} "
                          f"runs persist, all up to d = {r.persists_up_to_d}{extra}")
         if (s.period_by_d != "").any():
