@@ -302,8 +302,8 @@ def claims_stability(st: pd.DataFrame, eps_small: float, floor: float = 1e-6) ->
         if "oa_distance" in g:
             dist = (f"; distance from the OA manifold {g.oa_distance.min():.3g} to {g.oa_distance.max():.3g}")
         note = (f"{g.statement.iloc[0]}; token labels {counts_text(g.regime_tokens)}; OA labels "
-                f"{counts_text(g.regime_oa)}; labels differ from OA in {len(differ)} of {len(g)} runs "
-                f"(smallest such eps {threshold:.3g})" + dist)
+                f"{counts_text(g.regime_oa)}; labels differ from OA in {len(differ)} of {len(g)} runs"
+                + (f" (smallest such eps {threshold:.3g})" if len(differ) else "") + dist)
         rows.append(_row(f"C6a-{regime}", f"near-uniform data off the OA manifold (eps <= {eps_small}) reach the OA "
                          f"regime ({regime}, {what})", "tokens", len(near), len(agree),
                          len(near) > 0 and len(agree) == len(near), ev, note, informational=not hyp))

@@ -192,10 +192,12 @@ def robustness_numbers(rb: pd.DataFrame) -> list[tuple[str, pd.DataFrame | str]]
     t = th[["scenario", "d", "model", "reference", "delta_first_change", "delta_all_kept", "bits_needed",
             "delta_min", "delta_typ"]].rename(columns={
                 "reference": "unperturbed regime", "delta_first_change": "first δ changing it",
-                "delta_all_kept": "largest δ keeping it (all runs)", "bits_needed": "bits keeping it (all b ≥)",
+                "delta_all_kept": "every run keeps it for all δ ≤", "bits_needed": "every run keeps it for all b ≥",
                 "delta_min": "predicted δ_min", "delta_typ": "predicted δ_typ"})
     return [("What the runs showed (results/tables/robustness.csv)", findings_text(rb)),
-            ("Where the regime changes (NaN: never within the grid; δ_min, δ_typ only for clustered scenarios)", t)]
+            ("Where the regime changes (NaN: for 'first δ changing it', no δ of the grid changes it; for 'all δ ≤', "
+             "already the smallest δ changes it; for 'all b ≥', even the largest b changes it; δ_min, δ_typ only for "
+             "clustered scenarios)", t)]
 
 
 def persistence_section(table: pd.DataFrame | None) -> str:

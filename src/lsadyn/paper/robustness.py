@@ -498,7 +498,8 @@ def claim_rows(df: pd.DataFrame) -> list[dict]:
                     f"{counts_text(q[~q.kept].regime)}; max relative change of A {q.rel_change_A.max():.3g}, "
                     f"of V {q.rel_change_V.max():.3g}")
             rows.append(_row(f"C8b-{sc}-{model}-d{d}", f"beyond the paper: the regime of scenario {sc} ({model.upper()}, d = {d}) "
-                             f"is kept when A and V are quantised to {int(q.bits.max())} bits", f"tokens-{model}",
+                             f"is kept when A and V are quantised to {int(q.bits.max())} bits (runs: every b of the "
+                             f"sweep, {int(q.bits.min())} to {int(q.bits.max())})", f"tokens-{model}",
                              len(q), int(q.kept.sum()), bool(top.kept.all()), EVIDENCE, note, informational=True))
     pert = df[(df.kind != "none") & (df.predicted.fillna("") != "")]
     for model, g in pert.groupby("model", sort=False):
