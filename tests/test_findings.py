@@ -94,4 +94,10 @@ def test_build_summary_counts_and_points_to_the_outputs(tmp_path):
     assert "2 passing (C1, C7), 1 failing (C4)" in s and "3 pass, 1 fail [C4a-oa], 1 informational" in s
     assert "results/FINDINGS.md" in s and "paper_figures" in s
     assert "snakemake --report report.html --configfile=workflow/config/quick.yaml" in s
+    assert "informational only" not in s  # every claim of the fixture has a counted row
+    extra = pd.DataFrame([("C9-lsa", "C9", "beyond the paper", "tokens-lsa", 8, 5, False, True, "fig_persistence", "")],
+                         columns=claims().columns)
+    pd.concat([claims(), extra]).to_csv(tmp_path / "results/tables/claims.csv", index=False)
+    s = build_summary(root=tmp_path)
+    assert "1 failing (C4), informational only (not counted): C9; rows:" in s
     assert "no results/tables/claims.csv yet" in build_summary(root=tmp_path / "empty")

@@ -367,7 +367,9 @@ def build_summary(claims_csv="results/tables/claims.csv", configfiles=(), root="
         try:
             t = tally(pd.read_csv(path, keep_default_na=False))
             lines.append(f"  claims: {len(t.claims_pass)} passing ({', '.join(t.claims_pass) or 'none'}), "
-                         f"{len(t.claims_fail)} failing ({', '.join(t.claims_fail) or 'none'}); rows: "
+                         f"{len(t.claims_fail)} failing ({', '.join(t.claims_fail) or 'none'})"
+                         + (f", informational only (not counted): {', '.join(t.claims_informational)}"
+                            if t.claims_informational else "") + "; rows: "
                          f"{t.passing} pass, {t.failing} fail"
                          + (f" [{', '.join(t.failing_ids)}]" if t.failing_ids else "")
                          + f", {t.informational} informational")
