@@ -23,8 +23,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lsadyn.paper.io import load_arrays, load_table
-from lsadyn.paper.plotting import (COLUMN_WIDTH, REGIME_STYLE, legend_above, panel_letter, regime_scatter, save_figure,
-                                   style, token_panel)
+from lsadyn.paper.plotting import (COLUMN_WIDTH, REGIME_STYLE, TOKEN_ANGLE_LABEL, legend_above, panel_letter,
+                                   regime_scatter, save_figure, style, token_panel)
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -81,5 +81,7 @@ for j, key in enumerate(["oscillate", "cluster_converge"]):
         i = regimes.index(key)
         a = fig.add_subplot(gs[2, j])
         token_panel(a, traj["t"][i], traj["theta"][i], key)
+        if j == 0:
+            a.set_ylabel(TOKEN_ANGLE_LABEL)
         panel_letter(a, "de"[j], x=-0.25)
 save_figure(fig, PDF, PNG, DPI)

@@ -71,9 +71,12 @@ def r2_panel(ax, t, R2, regimes, ylabel=r"$|R_2(t)|$"):
     for tt, r, lab in zip(t, R2, regimes):
         st = REGIME_STYLE[str(lab)]
         ax.plot(tt / tt[-1], np.abs(r), color=st["color"], label=st["label"])
-    ax.set_xlabel(r"$t / t_{\max}$")
+    ax.set_xlabel(r"$t / t_{\max}$ ($t_{\max}$: each run's own horizon)")
     ax.set_ylabel(ylabel)
     ax.set_ylim(-0.02, 1.02)
+
+
+TOKEN_ANGLE_LABEL = r"$\theta_k$ mod $2\pi$"
 
 
 def token_panel(ax, t, theta, regime, max_tokens=64):
@@ -118,5 +121,7 @@ def atlas_with_representatives(sim, traj, title):
     for i in range(k):
         axi = fig.add_subplot(gs[2, i])
         token_panel(axi, traj["t"][i], traj["theta"][i], traj["regime"][i])
+        if i == 0:
+            axi.set_ylabel(TOKEN_ANGLE_LABEL)
         panel_letter(axi, "cdefgh"[i], x=0.0, y=1.3)  # above the short title: narrow panels side by side
     return fig, ax
