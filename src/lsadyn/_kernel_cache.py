@@ -21,7 +21,6 @@ load at once (a lost race costs a recompile, not wrong code). Functions outside 
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import os
 import re
@@ -32,38 +31,10 @@ from pathlib import Path
 import numba
 from numba.core import caching
 
+from ._source_imports import imported_modules, module_file
+
 PACKAGE = Path(__file__).resolve().parent  # .../lsadyn
 _IMPORTS_NUMBA = re.compile(rb"^\s*(?:import numba|from numba[\s.])", re.MULTILINE)
-
-
-def _module_path(name: str) -> Path | None:
-    """Source file of the lsadyn module ``name`` (dotted, below lsadyn), or None."""
-    base = PACKAGE.joinpath(*name.split(".")) if name else PACKAGE
-    for cand in (base.with_suffix(".py"), base / "__init__.py"):
-        if cand.is_file():
-            return cand
-    return None
-
-
-def _lsadyn_imports(path: Path) -> set[Path]:
-    """Source files of the lsadyn modules that ``path`` (a file inside the package) imports."""
-    package = list(path.relative_to(PACKAGE).parent.parts)
-    found = set()
-    for node in ast.walk(ast.parse(path.read_bytes())):
-        if isinstance(node, ast.ImportFrom):
-            mod = node.module or ""
-            if node.level:
-                base = ".".join(package[: len(package) - (node.level - 1)] + ([mod] if mod else []))
-            elif mod == "lsadyn" or mod.startswith("lsadyn."):
-                base = mod[len("lsadyn."):] if mod != "lsadyn" else ""
-            else:
-                continue
-            if base:  # not the package itself for `from . import x` (its __init__ holds no kernel)
-                found.add(base)
-            found.update(f"{base}.{a.name}".lstrip(".") for a in node.names)
-        elif isinstance(node, ast.Import):
-            found.update(a.name[len("lsadyn."):] for a in node.names if a.name.startswith("lsadyn."))
-    return {p for p in map(_module_path, found) if p is not None}
 
 
 @cache
@@ -75,7 +46,7 @@ def kernel_sources() -> tuple[Path, ...]:
         p = todo.pop()
         if p not in seen:
             seen.add(p)
-            todo.extend(_lsadyn_imports(p) - seen)
+            todo.extend({module_file(PACKAGE, m) for m in imported_modules(p, PACKAGE)} - seen)
     return tuple(sorted(seen))
 
 

@@ -1,7 +1,8 @@
 # Helpers shared by the rules: the list of experiments and the lsadyn modules a script imports.
-import ast
 from functools import cache
 from pathlib import Path
+
+from lsadyn._source_imports import imported_modules, module_file
 
 CASES = ["case1", "case2", "case3", "case4", "bifurcation"]
 SEED_OFFSET = {"case1": 1, "case2": 2, "case3": 3, "case4": 4, "bifurcation": 5}
@@ -16,48 +17,15 @@ wildcard_constraints:
     regime="|".join(STABILITY),
 
 
-def _module_file(name):
-    """Source file of the lsadyn module `name` (dotted, below lsadyn), or None."""
-    base = LIB.joinpath(*name.split(".")) if name else LIB
-    for cand in (base.with_suffix(".py"), base / "__init__.py"):
-        if cand.is_file():
-            return cand
-    return None
-
-
-def _imported_modules(path):
-    """lsadyn modules (dotted names below lsadyn) that a file imports: `from lsadyn.x import`,
-    `import lsadyn.x`, `from lsadyn import x`, and relative imports inside src/lsadyn.
-    """
-    path = Path(path)
-    tree = ast.parse(path.read_text())
-    if path.is_relative_to(LIB):
-        package = list(path.relative_to(LIB).parent.parts)
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            mod = node.module or ""
-            if node.level and path.is_relative_to(LIB):
-                parent = package[: len(package) - (node.level - 1)]
-                base = ".".join(parent + ([mod] if mod else []))
-            elif mod == "lsadyn" or mod.startswith("lsadyn."):
-                base = mod[len("lsadyn.") :] if mod != "lsadyn" else ""
-            else:
-                continue
-            if base:
-                found.add(base)
-            found.update(f"{base}.{a.name}".lstrip(".") for a in node.names)
-        elif isinstance(node, ast.Import):
-            found.update(
-                a.name[len("lsadyn.") :]
-                for a in node.names
-                if a.name.startswith("lsadyn.")
-            )
-    return {m for m in found if _module_file(m) is not None}
-
-
 # lib_inputs is called once per script, so the same modules again and again; parse each once per run
-_module_file, _imported_modules = cache(_module_file), cache(_imported_modules)
+@cache
+def _module_file(name):
+    return module_file(LIB, name)
+
+
+@cache
+def _imported_modules(path):
+    return imported_modules(Path(path), LIB)
 
 
 def lib_inputs(script):

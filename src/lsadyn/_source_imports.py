@@ -1,0 +1,48 @@
+"""Which lsadyn modules a Python source file imports, read from its syntax tree (nothing is imported).
+
+One reading of import statements for the two places that need it: the workflow's ``lib_inputs``
+(workflow/rules/common.smk: the lsadyn sources a job script depends on, as job inputs) and
+:mod:`lsadyn._kernel_cache` (the sources that key the compiled-kernel cache). Both pass the package root they
+mean (the workflow its checkout's ``src/lsadyn``, the cache the imported package), so this module stays free
+of anything heavier than :mod:`ast`.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+
+def module_file(root: Path, name: str) -> Path | None:
+    """Source file of the lsadyn module ``name`` (dotted, below lsadyn; '' is the package) under the package
+    directory ``root``, or None."""
+    base = root.joinpath(*name.split(".")) if name else root
+    for cand in (base.with_suffix(".py"), base / "__init__.py"):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def imported_modules(path: Path, root: Path) -> set[str]:
+    """lsadyn modules (dotted names below lsadyn) that the file ``path`` imports and that exist under ``root``:
+    ``from lsadyn.x import y``, ``import lsadyn.x``, ``from lsadyn import x``, and relative imports when
+    ``path`` lies inside ``root``. ``from . import x`` adds ``x`` but not the package itself."""
+    path = Path(path)
+    inside = path.is_relative_to(root)
+    package = list(path.relative_to(root).parent.parts) if inside else []
+    found = set()
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            if node.level and inside:
+                base = ".".join(package[: len(package) - (node.level - 1)] + ([mod] if mod else []))
+            elif mod == "lsadyn" or mod.startswith("lsadyn."):
+                base = mod[len("lsadyn."):] if mod != "lsadyn" else ""
+            else:
+                continue
+            if base:
+                found.add(base)
+            found.update(f"{base}.{a.name}".lstrip(".") for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name[len("lsadyn."):] for a in node.names if a.name.startswith("lsadyn."))
+    return {m for m in found if module_file(root, m) is not None}
