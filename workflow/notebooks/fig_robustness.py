@@ -32,7 +32,7 @@ from matplotlib.lines import Line2D
 
 from lsadyn.paper.io import load_table
 from lsadyn.paper.plotting import OKABE_ITO, REGIME_STYLE, save_figure, style
-from lsadyn.paper.robustness import kept_fractions, thresholds, with_reference
+from lsadyn.paper.robustness_summary import kept_fractions, thresholds, with_reference
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)

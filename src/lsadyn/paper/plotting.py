@@ -92,11 +92,24 @@ def token_panel(ax, t, theta, regime, max_tokens=64):
 
 
 def save_figure(fig, pdf, png, dpi):
-    """Write the figure as PDF and PNG (metadata without dates, so reruns are reproducible)."""
+    """Write the figure as PNG and PDF (metadata without dates, so reruns are reproducible).
+
+    The figure is laid out once: constrained layout and the tight bounding box are computed at the PNG's
+    dpi (what ``savefig(png, bbox_inches="tight")`` does), then both files are drawn with the layout
+    engine off and that box. Each ``savefig`` would otherwise run the layout, a dry draw and the tight
+    box again: half of a figure job's time for the 48 axes of fig_robustness. The PNG is pixel for pixel
+    what it was; the PDF's positions come from the same layout instead of one computed at 72 dpi."""
     for path in (pdf, png):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None})
-    fig.savefig(png, dpi=dpi, metadata={"Software": None})
+    fig.set_dpi(dpi)
+    fig.draw_without_rendering()  # runs the layout engine (Agg renderer at the PNG's dpi)
+    box = fig.get_tightbbox(fig.canvas.get_renderer()).padded(plt.rcParams["savefig.pad_inches"])
+    # no engine at all ("none" leaves a placeholder, and savefig then dry-draws again); inside the rc context,
+    # since savefig resets the engine to None, which outside it means the rc default (constrained layout)
+    with plt.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)
+        fig.savefig(png, dpi=dpi, bbox_inches=box, metadata={"Software": None})
+        fig.savefig(pdf, bbox_inches=box, metadata={"CreationDate": None, "ModDate": None})
     plt.close(fig)
 
 

@@ -59,6 +59,7 @@ from ..sphere_integrate import dop853_sphere
 from .claim_row import claim_row as _row
 from .claim_row import counts_text
 from .highdim import embed_scenario, r_noise_floor
+from .robustness_summary import kept_fractions, thresholds, with_reference  # re-exported: tests, findings
 
 #: Kinds of run: the unperturbed weights, a random perturbation of size δ, a b-bit quantisation.
 KINDS = ("none", "perturb", "quantise")
@@ -383,67 +384,8 @@ def run_chunk(plan: pd.DataFrame, scenarios: dict, *, beta: float, horizon: floa
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Summaries (from the table; used by the figure, the claims rows and FINDINGS.md)
-
-
-def with_reference(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with ``reference`` (the regime of the unperturbed run of the same scenario, d, model) and
-    ``kept`` (regime == reference; False for an ``undetermined`` run or reference)."""
-    df = df.drop(columns=["reference", "kept"], errors="ignore")
-    df = df.assign(**{c: df[c].fillna("").astype(str) for c in ("predicted", "expect") if c in df})
-    ref = df[df.kind == "none"].set_index(["scenario", "d", "model"]).regime.rename("reference")
-    if ref.index.duplicated().any():
-        raise ValueError("robustness table: more than one unperturbed run per (scenario, d, model)")
-    out = df.join(ref, on=["scenario", "d", "model"])
-    if out.reference.isna().any():
-        raise ValueError("robustness table: a (scenario, d, model) has no unperturbed run")
-    out["kept"] = (out.regime == out.reference) & (out.regime != "undetermined")
-    return out
-
-
-def kept_fractions(df: pd.DataFrame) -> pd.DataFrame:
-    """Per (scenario, d, model, kind, level): runs, kept, undetermined, fraction_kept (of all runs, an
-    undetermined run counting as not kept), fraction_predicted (of the runs with a :func:`cluster_prediction`,
-    the fraction predicted to keep the reference regime; NaN without predictions), reference regime and the
-    other labels seen. ``level`` is δ for ``perturb`` and b for ``quantise``."""
-    df = with_reference(df)
-    df = df[df.kind != "none"].assign(level=lambda x: np.where(x.kind == "perturb", x.delta, x.bits.astype(float)))
-    rows = []
-    for key, g in df.groupby(["scenario", "d", "model", "kind", "level"], sort=True):
-        other = g[~g.kept].regime.value_counts()
-        pred = g[g.predicted != ""]
-        rows.append(dict(zip(["scenario", "d", "model", "kind", "level"], key), runs=len(g), kept=int(g.kept.sum()),
-                         undetermined=int((g.regime == "undetermined").sum()), fraction_kept=float(g.kept.mean()),
-                         fraction_predicted=float((pred.predicted == pred.reference).mean()) if len(pred) else np.nan,
-                         reference=g.reference.iloc[0],
-                         changed_to=", ".join(f"{k} {v}" for k, v in other.items())))
-    return pd.DataFrame(rows)
-
-
-def thresholds(df: pd.DataFrame) -> pd.DataFrame:
-    """Per (scenario, d, model): ``delta_first_change`` (smallest δ with a run not keeping the regime, NaN if
-    none), ``delta_all_kept`` (largest δ up to which every run keeps it), ``bits_needed`` (smallest b such
-    that every quantisation with ≥ b bits keeps the regime; NaN if even the largest does not), the predicted
-    ``delta_min``/``delta_typ`` (cluster scenarios) and the reference regime."""
-    df = with_reference(df)
-    rows = []
-    for key, g in df.groupby(["scenario", "d", "model"], sort=True):
-        p = g[g.kind == "perturb"]
-        lost = p[~p.kept]
-        first = float(lost.delta.min()) if len(lost) else np.nan
-        below = p[p.delta < first] if len(lost) else p
-        all_kept = float(below.delta.max()) if len(below) else np.nan
-        q = g[g.kind == "quantise"].sort_values("bits")
-        needed = np.nan
-        for b in q.bits[::-1]:
-            if q[q.bits >= b].kept.all():
-                needed = float(b)
-        rows.append(dict(zip(["scenario", "d", "model"], key), reference=g.reference.iloc[0],
-                         delta_first_change=first, delta_all_kept=all_kept, bits_needed=needed,
-                         delta_min=float(g.delta_min.iloc[0]), delta_typ=float(g.delta_typ.iloc[0]),
-                         expect=g.expect.iloc[0]))
-    return pd.DataFrame(rows)
-
+# Summaries (from the table; used by the figure, the claims rows and FINDINGS.md): in .robustness_summary, which
+# imports numpy and pandas only, so that the figure does not load the simulation stack
 
 EVIDENCE = "paper_figures/fig_robustness.pdf; results/tables/robustness.csv"
 
