@@ -161,7 +161,12 @@ def case4_hamiltonian(R2, v11, v12):
     The OA field is Hamiltonian for the area form :math:`(1-|R_2|^2)^{-3}\,da\wedge db`:
     :math:`\rho\dot a = \frac14\partial_b\mathcal H`, :math:`\rho\dot b = -\frac14\partial_a\mathcal H`
     (β rescales time). Interior centre iff |v12| > |v11| (closed orbits ⇒ oscillation).
+
+    On the unit circle |R₂| = 1 (the clustered states, which converging orbits reach to rounding) 𝓗 is
+    infinite: returned as ±inf (the numerator's sign; NaN where the numerator vanishes too), without a
+    divide-by-zero warning.
     """
     R2 = np.asarray(R2, dtype=complex)
     r2 = np.abs(R2) ** 2
-    return (v12 * (1 + r2) + 2 * v11 * R2.imag) / (1 - r2) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):  # |R2| = 1: explicit ±inf / NaN, see above
+        return (v12 * (1 + r2) + 2 * v11 * R2.imag) / (1 - r2) ** 2

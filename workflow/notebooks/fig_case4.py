@@ -53,8 +53,7 @@ ax.plot(s, -s, color="0.75", lw=3.0, zorder=0, solid_capstyle="butt")
 ax.plot(s, s, color="0.2", lw=0.8, ls="--", label="claim as worded: $v_{11} = v_{12}$")
 ax.set_xlabel("$v_{11}$")
 ax.set_ylabel("$v_{12}$")
-legend_above(ax)
-panel_letter(ax, "a", x=-0.12)
+panel_letter(ax, "a", x=-0.12, above=legend_above(ax))  # the legend is as wide as the panel: letter above it
 fig.suptitle("C4 ($A = I$, $V = [[v_{11}, v_{12}], [-v_{12}, -v_{11}]]$): OA regimes on the grid,\n"
              "with the claim as worded and the derived boundary", fontsize=7)
 circle = np.exp(1j * np.linspace(0, 2 * np.pi, 200))

@@ -13,8 +13,8 @@
 
 # %% [markdown]
 # # High dimension (claim C7): d = 2 behaviours at d = 100, LSA and USA side by side
-# r(t) = (d λ_max(M) − 1)/(d − 1), the angle swept by the leading axis of M (radians), and
-# histograms of pairwise inner products ⟨x_i, x_j⟩ at the last time. End markers: the observed
+# r(t) = (d λ_max(M) − 1)/(d − 1) with M = (1/n) Σ_j x_j x_jᵀ, the angle swept by the leading eigenvector of M
+# (radians), and histograms of pairwise inner products ⟨x_i, x_j⟩ at the last time. End markers: the observed
 # regime; filled/open: one cluster/antipodal pair (highdim.csv's cluster_shape, when present). They sit in a
 # strip right of t = t_max, one column per scenario, at the final r: ends at r = 1 no longer hide each other.
 # Reads results files only.
@@ -75,18 +75,27 @@ for j, model in enumerate(models):
     axes[0, j].set_xticks([0, 0.5, 1])
     d = int(table.d.iloc[0])
     axes[0, j].set_title(f"{model.upper()}, $d = {d}$, $n = {int(table.n_tokens.iloc[0])}$")
-    axes[0, j].set_xlabel(r"$t/t_{\max}$")
-    axes[1, j].set_xlabel(r"$t/t_{\max}$")
+    axes[0, j].set_xlabel("$t/t_{\\max}$\n($t_{\\max}$ of each scenario: legend)")
+    axes[1, j].set_xlabel("$t/t_{\\max}$\n($t_{\\max}$ of each scenario: legend)")
     axes[2, j].set_xlabel(r"$\langle x_i, x_j\rangle$ at $t_{\max}$")
     for i in range(3):
         panel_letter(axes[i, j], "abcdef"[2 * i + j] if len(models) == 2 else "abcdefghi"[3 * i + j], x=-0.12)
 axes[0, 0].set_ylabel(r"$r(t)$, order parameter")
-axes[1, 0].set_ylabel("angle swept by the\nleading axis of $M$ (rad)")
+axes[1, 0].set_ylabel("angle swept by the leading\neigenvector of $M$ (rad)")
 axes[2, 0].set_ylabel("density of pairs")
 table_expect = table.drop_duplicates("scenario").set_index("scenario").expect
+
+
+def horizon_text(s):
+    """t_max of a scenario's runs (the horizon the run reached; one number when LSA and USA share it)."""
+    ends = sorted({float(data[s][f"{m}_t"][-1]) for m in models})
+    return "$t_{\\max}$ = " + " / ".join(f"{v:.3g}" for v in ends)
+
+
 handles = [Line2D([], [], color=OKABE_ITO[k % len(OKABE_ITO)], ls=LINESTYLES[k % len(LINESTYLES)], lw=0.9,
                   label=f"{s.replace('_', ' ')}" + (f" (d = 2: {REGIME_STYLE[table_expect[s]]['short']})"
-                                                     if table_expect.get(s, "") else " (no d = 2 prediction)"))
+                                                     if table_expect.get(s, "") else " (no d = 2 prediction)")
+                  + f", {horizon_text(s)}")
            for k, s in enumerate(SCEN)]
 handles += [Line2D([], [], marker=st["marker"], ls="", mfc="0.6", mec="k", mew=0.5, ms=4,
                    label=f"observed: {st['label']}") for st in seen.values()]
@@ -96,5 +105,7 @@ if has_shape:
 fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=6, frameon=False)
 tested = table[table.expect.fillna("") != ""]
 fig.suptitle(f"C7: embedded $d = 2$ scenarios at $d = {d}$:\n{int((tested.regime == tested.expect).sum())} of "
-             f"{len(tested)} runs with a $d = 2$ prediction reach it (LSA and USA)", fontsize=7)
+             f"{len(tested)} runs with a $d = 2$ prediction reach it (LSA and USA)\n"
+             r"$M = (1/n)\,\sum_j x_j x_j^{\top}$ (tokens' second moment), "
+             r"$r = (d\,\lambda_{\max}(M) - 1)/(d - 1)$", fontsize=7)
 save_figure(fig, PDF, PNG, DPI)

@@ -14,8 +14,10 @@
 # %% [markdown]
 # # Off the OA manifold: tokens keep oscillating about the OA interior point
 # (a) Peak-to-peak amplitude of |R₂| in the final window against the distance D of the token population
-# from the OA manifold (conserved by the flow), for a fixed density 1 + ε cos 2ξ at several n and for
-# i.i.d. starts. (b) |R₂(t)| at the largest ε for the smallest and largest n, and OA. Reads results only.
+# from the OA manifold (conserved by the flow), for a fixed density 1 + s cos 2ξ at several n and for
+# i.i.d. starts. (b) |R₂(t)| at the largest s for the smallest and largest n, and OA. Reads results only.
+# s is the density's amplitude (config offmanifold.eps, column eps); ε is kept for the bounded-Lipschitz
+# distance of fig_stability and claim C6.
 
 # %%
 import matplotlib.pyplot as plt
@@ -39,7 +41,7 @@ colors = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9"]
 col = {n: colors[i % len(colors)] for i, n in enumerate(ns)}
 
 # %%
-fig, (ax, bx) = plt.subplots(1, 2, figsize=(COLUMN_WIDTH * 2, 2.4), gridspec_kw={"width_ratios": [1, 1.3]})
+fig, (ax, bx) = plt.subplots(1, 2, figsize=(COLUMN_WIDTH * 2, 2.9), gridspec_kw={"width_ratios": [1, 1.3]})
 dens, iid = df[df.start == "density"], df[df.start == "iid"]
 for n in ns:
     d = dens[dens.n == n]
@@ -56,7 +58,9 @@ ax.set_ylim(0, None)
 ax.set_xlabel(r"distance from the OA manifold $D$")
 ax.set_ylabel(r"peak-to-peak of $|R_2|$ (final window)")
 ax.set_title(r"(a) oscillation amplitude against $D$")
-ax.legend(fontsize=6, loc="upper left", frameon=False)
+# below the axes: the fitted line runs from the origin to the top right, through any corner legend
+ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3, frameon=False, columnspacing=1.0,
+          handletextpad=0.3)
 
 top = dens.eps.max() if len(dens) else np.nan
 styles = {ns[0]: dict(lw=2.2, alpha=0.45), ns[-1]: dict(lw=0.9, ls=(0, (3, 2)), zorder=3)}
@@ -72,7 +76,7 @@ if len(lim):  # zoom on the oscillation about the OA limit (the rise from |R2(0)
     bx.set_ylim(r_star - 1.5 * amp, r_star + 1.2 * amp)
 bx.set_xlabel(r"$t$ ($\beta = 1$)")
 bx.set_ylabel(r"$|R_2(t)|$")
-bx.set_title(rf"(b) density $1 + \varepsilon\cos 2\xi$, $\varepsilon = {top:g}$ ($D = {top / 4:g}$)")
+bx.set_title(rf"(b) density $1 + s\cos 2\xi$, $s = {top:g}$ ($D = s/4 = {top / 4:g}$)")
 bx.legend(fontsize=6, loc="lower right", frameon=False)
 fig.suptitle(r"C1b beyond the OA manifold ($V = I$, sym$(A) \prec 0$): $|R_2|$ of tokens off the manifold "
              r"and the OA interior point",

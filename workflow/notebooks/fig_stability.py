@@ -15,13 +15,15 @@
 # # Structural stability beyond the OA manifold (claim C6)
 # Final-state discrepancy |R₂^tokens − R₂^OA| (mean over the classification window) against the
 # initial distance ε = d_BL(μ₀, uniform), per perturbation family, one panel per (A, V). Filled
-# markers: the tokens reach the OA regime; crosses: they do not. Dashed: ε_small of the claims
-# table. Reads results files only.
+# markers: the tokens reach the OA regime; crosses: they reach another one; "?": the tokens' run stayed
+# undetermined within the budget (counted as not reaching OA by C6a). Dashed: ε_small of the claims table.
+# Reads results files only.
 
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D
+from matplotlib.patheffects import withStroke
 from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
 from lsadyn.paper.io import load_table
@@ -71,12 +73,15 @@ for k, (ax, reg) in enumerate(zip(axes.flat, regimes)):
     for fam, (marker, color) in fam_style.items():
         f = g[g.family == fam]
         same = (f.regime_tokens == f.regime_oa).to_numpy()
+        und = (f.regime_tokens == "undetermined").to_numpy()  # not decided within the budget: not a "differs"
         low = (f.discrepancy < FLOOR).to_numpy()
         y = np.maximum(f.discrepancy, FLOOR)
         ax.scatter(f.eps[same & ~low], y[same & ~low], marker=marker, color=color, s=11, linewidths=0.4)
         ax.scatter(f.eps[same & low], y[same & low], marker=marker, facecolors="none", edgecolors=color, s=11,
                    linewidths=0.7)
-        ax.scatter(f.eps[~same], y[~same], marker="x", color=color, s=14, linewidths=0.8)
+        ax.scatter(f.eps[~same & ~und], y[~same & ~und], marker="x", color=color, s=14, linewidths=0.8)
+        ax.scatter(f.eps[und], y[und], marker="$?$", color=color, s=50, linewidths=0.3, zorder=5,
+                   path_effects=[withStroke(linewidth=1.5, foreground="white")])  # on top of the others
     ax.axvline(EPS, color="0.4", lw=0.6, ls="--")
     ax.axhline(FLOOR, color="0.8", lw=0.5, zorder=0)
     ax.set_xscale("log")
@@ -105,6 +110,8 @@ for ax in axes.flat[len(regimes):]:
 handles = [Line2D([], [], ls="", marker=m, color=c, ms=3.5, label=FAMILY_LABEL[f]) for f, (m, c) in fam_style.items()]
 handles += [Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", ms=3.5, label=rf"$< 10^{{-6}}$, drawn at $10^{{-6}}$"),
             Line2D([], [], ls="", marker="x", color="0.3", ms=4, label="regime differs from OA"),
+            Line2D([], [], ls="", marker="$?$", color="0.3", ms=7, mew=0.3,
+                   label="tokens undetermined within the budget\n(C6a counts it as not reaching OA)"),
             Line2D([], [], ls="--", color="0.4", lw=0.6, label=r"$\varepsilon_{\rm small}$: claim checked left of it")]
 fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=6, frameon=False)
 # the title says what is plotted, not whether C6 held (that is the claims table's C6 rows, see the caption)

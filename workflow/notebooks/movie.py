@@ -50,11 +50,13 @@ def movie(d, out):
     tr = fig.add_subplot(gs[1])
     if d == 2:
         update = circle_frames(ax, X[0], colours)
-        stamp = ax.text(0.0, 1.0, "", transform=ax.transAxes, fontsize=6, va="top")
+        # top-left corner of the circle's square, inside the figure (at the axes' edge, x = 0, the canvas
+        # edge cut the first letter); no token reaches it (tokens sit on the unit circle)
+        stamp = ax.text(-1.1, 1.12, "", fontsize=6, va="top", ha="left")
         tr.set_ylabel(r"$|R_2(t)|$ (orange: $R_2$ axis, left)")
     else:
         update = sphere_frames(ax, X[0], colours)
-        stamp = ax.text2D(0.0, 1.0, "", transform=ax.transAxes, fontsize=6, va="top")
+        stamp = ax.text2D(0.04, 1.0, "", transform=ax.transAxes, fontsize=6, va="top")
         tr.set_ylabel(r"$r(t) = (3\lambda_{\max}(M) - 1)/2$")
     tr.plot(t, r, color="0.8", lw=0.8)
     (line,) = tr.plot([], [], color="#D55E00", lw=1.2)

@@ -41,10 +41,15 @@ def style():
     logging.getLogger("fontTools").setLevel(logging.WARNING)
 
 
-def panel_letter(ax, letter, x=-0.1, y=1.02):
-    """Bold panel letter "(a)" at the top left, outside the data area."""
-    ax.text(x, y, f"({letter})", transform=ax.transAxes, ha="right", va="bottom", fontsize=8,
-            fontweight="bold")
+def panel_letter(ax, letter, x=-0.1, y=1.02, above=None):
+    """Bold panel letter "(a)" at the top left, outside the data area. ``above``: an artist over the axes (a
+    legend from :func:`legend_above`): the letter then sits on that artist's top edge instead of ``y`` (a
+    legend as wide as the panel would otherwise run through it)."""
+    kw = {"ha": "right", "va": "bottom", "fontsize": 8, "fontweight": "bold"}
+    if above is None:
+        ax.text(x, y, f"({letter})", transform=ax.transAxes, **kw)
+    else:  # x in axes fraction, y in fraction of the artist's bounding box (1: its top)
+        ax.annotate(f"({letter})", xy=(x, 1.0), xycoords=(ax.transAxes, above), annotation_clip=False, **kw)
 
 
 def legend_above(ax, handles=None, ncol=2):
