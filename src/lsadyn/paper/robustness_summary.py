@@ -28,17 +28,23 @@ def kept_fractions(df: pd.DataFrame) -> pd.DataFrame:
     """Per (scenario, d, model, kind, level): runs, kept, undetermined, fraction_kept (of all runs, an
     undetermined run counting as not kept), fraction_predicted (of the runs with a prediction, column
     ``predicted`` from :func:`lsadyn.paper.robustness.cluster_prediction`, the fraction predicted to keep the
-    reference regime; NaN without predictions), reference regime and the other labels seen. ``level`` is δ for ``perturb`` and b for ``quantise``."""
+    reference regime; NaN without predictions), reference regime and the other labels seen. ``level`` is δ for
+    ``perturb`` and b for ``quantise``."""
     df = with_reference(df)
     df = df[df.kind != "none"].assign(level=lambda x: np.where(x.kind == "perturb", x.delta, x.bits.astype(float)))
+    keys = ["scenario", "d", "model", "kind", "level"]
+    # numpy per group (positions from the groupby, in its sorted key order): a pandas mask per group and column
+    # took 0.4 s for the quick table
+    kept, regime = df.kept.to_numpy(bool), df.regime.to_numpy(object)
+    predicted, reference = df.predicted.to_numpy(object), df.reference.to_numpy(object)
     rows = []
-    for key, g in df.groupby(["scenario", "d", "model", "kind", "level"], sort=True):
-        other = g[~g.kept].regime.value_counts()
-        pred = g[g.predicted != ""]
-        rows.append(dict(zip(["scenario", "d", "model", "kind", "level"], key), runs=len(g), kept=int(g.kept.sum()),
-                         undetermined=int((g.regime == "undetermined").sum()), fraction_kept=float(g.kept.mean()),
-                         fraction_predicted=float((pred.predicted == pred.reference).mean()) if len(pred) else np.nan,
-                         reference=g.reference.iloc[0],
+    for key, idx in sorted(df.groupby(keys, sort=True).indices.items()):
+        k, has = kept[idx], predicted[idx] != ""
+        other = df.regime.iloc[idx[~k]].value_counts() if not k.all() else {}
+        rows.append(dict(zip(keys, key), runs=len(idx), kept=int(k.sum()),
+                         undetermined=int((regime[idx] == "undetermined").sum()), fraction_kept=float(k.mean()),
+                         fraction_predicted=float((predicted[idx][has] == reference[idx][has]).mean()) if has.any()
+                         else np.nan, reference=reference[idx[0]],
                          changed_to=", ".join(f"{k} {v}" for k, v in other.items())))
     return pd.DataFrame(rows)
 
