@@ -182,8 +182,8 @@ def bench_tokens_2d(rows, n=1000, points=16):
 def profile_tokens_2d(n=1000, repeats=2000):
     """``--profile-tokens2d``: where a DOP853 step of the d = 2 token run goes, per token (CPU time, so other
     work on the machine counts less): each stage pass 1..10 (stage s reads y and the nnz(s) earlier stage rows,
-    evaluates the field, sums the means), the fused pass of stage 11 with the new state and the error sums (y_new
-    and the 5th/3rd-order errors over the 8 rows of B, E5, E3, K_11 from registers), and the FSAL field at y_new
+    evaluates the field, sums the means), the pass of stage 11 with the new state and the error sums (stage 11's
+    loop, then one loop per component for y_new and the 5th/3rd-order errors over the 8 rows of B, E5, E3), and the FSAL field at y_new
     (accepted steps only), against the fused field floor, plus the floating-point operation count of a step
     relative to 12 floor evaluations (a lower bound on the ratio when both are limited by arithmetic) and the
     number of token-arrays a step streams (reads + writes of n doubles; the floor streams 6 per evaluation:
@@ -246,7 +246,9 @@ def profile_tokens_2d(n=1000, repeats=2000):
                        200 * P * n)
     print(f"{'pass':<26}{'nnz':>4}{'arrays':>7}{'ns/token':>10}{'x floor':>9}")
     streams = {s: 2 + 2 * nnz[s] + 2 for s in passes}
-    streams[11] = 2 + 2 * nnz[11] + 2 + 2  # + y_new
+    nb = int(np.count_nonzero(dop.B))  # rows y_new and the errors read (K_11 among them)
+    # stage 11's loop, then one loop per component reading y and the nb rows, writing y_new
+    streams[11] = 2 + 2 * nnz[11] + 2 + 2 * (1 + nb + 1)
     for s, t in zip(passes, t_stage):
         print(f"{'stage ' + str(s):<26}{nnz[s]:>4}{streams[s]:>7}{t:>10.3f}{t / t_floor:>9.2f}")
     print(f"{'stage 11 + y_new + error':<26}{nnz[11]:>4}{streams[11]:>7}{t_last:>10.3f}{t_last / t_floor:>9.2f}")
@@ -256,10 +258,11 @@ def profile_tokens_2d(n=1000, repeats=2000):
     print(f"step / 12 evaluations: {step / 12:.3f} ns per token-evaluation = {step / 12 / t_floor:.2f} x floor "
           f"(stage passes 1-10 {100 * sum(t_stage) / step:.0f} %, stage 11 + error {100 * t_last / step:.0f} %, "
           f"FSAL {100 * t_fsal / step:.0f} %)")
-    # flops per token: field 12 + 2 mean sums per evaluation; 2 multiply-adds per stage coefficient, 2 x 24 for
-    # y_new, E5, E3; ~8 per component for scale and squared errors
+    # flops per token: field 12 + 2 mean sums per evaluation; 2 multiply-adds per stage coefficient; per component
+    # nb for the sum S = sum_j b_j K_j, 1 for y_new = y + h S, nb for E5, 4 for E3 = S - (3 BHH terms); ~8 per
+    # component for scale and squared errors
     field, sums = 12, 2
-    step_flops = 12 * (field + sums) + 2 * sum(nnz.values()) + 2 * 24 + 2 * 8
+    step_flops = 12 * (field + sums) + 2 * sum(nnz.values()) + 2 * (2 * nb + 5) + 2 * 8
     print(f"flop count: step {step_flops} vs 12 floor evaluations {12 * (field + sums)}: "
           f"{step_flops / (12 * (field + sums)):.2f} x (lower bound of the ratio when arithmetic-bound)")
     arrays = sum(streams.values()) + 4
