@@ -1,0 +1,567 @@
+"""A pre-forked job runner for local builds: each workflow job runs in a process forked from one that has
+already imported the heavy libraries.
+
+Every job of a build is a ``script:`` (workflow/scripts, workflow/notebooks) that Snakemake runs as a new
+``python`` process; before doing its work, each one spends 1–2.4 s of CPU importing numpy, scipy, numba,
+matplotlib, pandas and lsadyn (about half of a quick build's CPU). For a local build the Snakefile's
+``onstart:`` calls :func:`start`, which starts one server process (the *zygote*) that imports those modules
+once, then listens on a Unix socket in a private (0700) temporary directory. Each job script begins with
+``import lsadyn.paper.handoff`` (before its heavy imports), which calls :func:`hand_off`:
+
+* in a job process (the *client*) of a build whose server is ready, it sends the job to the server: the path
+  of the running script (Snakemake's temporary copy, preamble included), the working directory, the
+  environment, ``sys.argv`` and the process's stdin/stdout/stderr (passed as file descriptors). The server
+  forks a child that takes them over (``dup2`` onto 0/1/2, ``chdir``, the environment) and runs the script
+  with :mod:`runpy` as ``__main__``; the client waits and exits with the child's exit status (or dies by the
+  same signal). Inside the child :func:`hand_off` returns and the script goes on as it would in its own
+  process;
+* anywhere else — no server (cluster jobs: :func:`start` is only called for local, non-dry-run builds; a
+  script run by hand; the first jobs of a build, before the server has finished importing),
+  ``LSADYN_JOB_RUNNER=0``, not Linux, or any failure to reach the server — it returns at once and the
+  script runs in its own process, as without the runner.
+
+Lifetimes and signals (Snakemake only knows the client):
+
+* SIGTERM/SIGINT to a client is forwarded to its child (whose :func:`lsadyn.paper.io.setup_log` handlers
+  stop it cleanly: exit code 143, no output written); the client then exits with the child's code;
+* if a client dies (even by SIGKILL) the server sees its connection close and stops the child (SIGTERM, then
+  SIGKILL after :data:`KILL_AFTER` seconds);
+* the server runs in its own session (a terminal's Ctrl-C reaches the clients, which forward it once), stops
+  when the Snakemake process dies (``PR_SET_PDEATHSIG`` and a check of its parent pid) and at ``onsuccess:`` /
+  ``onerror:`` (:func:`stop`, also registered with :mod:`atexit`); its children die with it.
+
+Fork safety: the server is started with one BLAS/OpenMP/numba thread and never starts a thread; before each
+fork it checks that it has exactly one thread (otherwise it answers "no" and the client runs the job itself).
+The server never draws, never seeds, never opens a results file: a child starts from the state a fresh
+process has after the same imports (numpy's global random state is reseeded in the child as a fresh import
+would seed it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+
+#: Environment variable holding the server's socket path (set by :func:`start` for the build's jobs).
+SOCKET_ENV = "LSADYN_JOB_RUNNER_SOCKET"
+#: ``LSADYN_JOB_RUNNER=0`` switches the runner off (every job runs in its own process).
+SWITCH_ENV = "LSADYN_JOB_RUNNER"
+#: Seconds between SIGTERM and SIGKILL for a child whose client died.
+KILL_AFTER = 10.0
+#: Third-party modules every server imports (besides what the workflow's scripts import).
+PRELOAD = ("numpy", "scipy.integrate", "scipy.optimize", "scipy.stats", "numba", "pandas", "matplotlib",
+           "matplotlib.pyplot", "threadpoolctl", "snakemake.script", "snakemake.logging")
+#: Modules never imported by the server (importing them hands a job off).
+_NEVER = ("lsadyn.paper.handoff",)
+#: Thread-pool sizes the server starts with (it must never start a thread: it forks).
+_ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
+               "NUMEXPR_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+_STATE: dict = {"in_child": False, "server": None, "dir": None}
+
+
+def _enabled() -> bool:
+    return sys.platform.startswith("linux") and os.environ.get(SWITCH_ENV, "1") != "0"
+
+
+# ------------------------------------------------------------------------------------------------ client
+
+
+def _send(sock: socket.socket, obj, fds=()) -> None:
+    data = json.dumps(obj).encode()
+    msg = struct.pack("!I", len(data)) + data
+    if fds:
+        sent = socket.send_fds(sock, [msg], list(fds))
+        msg = msg[sent:]
+    if msg:
+        sock.sendall(msg)
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes:
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise EOFError("connection closed")
+        buf += chunk
+    return buf
+
+
+def hand_off() -> None:
+    """Run the calling job script in a child of the build's job-runner server, if there is one, and exit with
+    its status; otherwise (or inside that child) return at once. See the module docstring."""
+    if _STATE["in_child"] or not _enabled():
+        return
+    path = os.environ.get(SOCKET_ENV)
+    main = sys.modules.get("__main__")
+    script = getattr(main, "__real_file__", None) or getattr(main, "__file__", None)
+    if not path or not script or getattr(main, "snakemake", None) is None:
+        return  # not a Snakemake job of a build with a runner
+    script = os.path.abspath(script)
+    fds = [fd for fd in (0, 1, 2) if _fd_open(fd)]
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+        _send(sock, {"script": script, "cwd": os.getcwd(), "env": dict(os.environ), "argv": sys.argv,
+                     "fds": fds}, fds)
+        reply = _read_line(sock)
+    except (OSError, EOFError, ValueError):
+        sock.close()
+        return  # server not (yet, or no longer) there: run here
+    if not reply.startswith("pid "):
+        sock.close()
+        return  # the server declined (e.g. it could not fork safely): run here
+    _wait_for_child(sock, int(reply.split()[1]))
+
+
+def _fd_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False
+
+
+def _read_line(sock: socket.socket) -> str:
+    buf = b""
+    while not buf.endswith(b"\n"):
+        chunk = sock.recv(1)
+        if not chunk:
+            raise EOFError("connection closed")
+        buf += chunk
+    return buf.decode().strip()
+
+
+def _wait_for_child(sock: socket.socket, child: int) -> None:
+    """Client side after the fork: forward SIGTERM/SIGINT to the child, exit with its status."""
+    got: list[int] = []
+
+    def forward(signum, frame):
+        got.append(signum)
+        try:
+            os.kill(child, signum)
+        except ProcessLookupError:
+            pass
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, forward)
+    try:
+        status = _read_line(sock)
+    except (OSError, EOFError):
+        status = ""
+    kind, _, value = status.partition(" ")
+    if kind == "exit":
+        os._exit(int(value))
+    if kind == "signal":
+        sig = int(value)
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)
+    # the server went away before the child ended (the build is being stopped)
+    if got:
+        os._exit(128 + got[0])
+    sys.stderr.write("lsadyn: error: the job runner stopped before the job finished; rerun the build "
+                     f"(or set {SWITCH_ENV}=0)\n")
+    sys.stderr.flush()
+    os._exit(1)
+
+
+# ------------------------------------------------------------------------------------------------ Snakefile
+
+
+def start(workflow=None, *, scripts=(), preload=PRELOAD) -> str | None:
+    """Start the job-runner server for this (local) build and export its socket path to the jobs; returns the
+    path, or None when the runner does not apply (cluster execution, dry run, switched off, not Linux).
+    Called from the Snakefile's ``onstart:``; the server imports ``preload`` and the modules that ``scripts``
+    (default: every workflow/scripts/*.py and workflow/notebooks/*.py under the workflow's directory) import."""
+    import atexit
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    if not _enabled() or _STATE["server"] is not None:
+        return None
+    if workflow is not None:
+        if not getattr(workflow, "local_exec", False) or getattr(workflow, "dryrun", False):
+            return None
+        if getattr(workflow, "remote_exec", False):
+            return None
+        if not scripts:
+            base = Path(workflow.basedir)
+            scripts = sorted([*base.glob("workflow/scripts/*.py"), *base.glob("workflow/notebooks/*.py")])
+    tmpdir = tempfile.mkdtemp(prefix="lsadyn-jobs-")  # 0700: only this user can reach the socket
+    path = os.path.join(tmpdir, "socket")
+    env = {**os.environ, **{k: "1" for k in _ONE_THREAD}}
+    env.pop(SOCKET_ENV, None)
+    proc = subprocess.Popen([sys.executable, "-m", "lsadyn.paper.jobrunner", path, str(os.getpid()),
+                             "--preload", ",".join(preload), *map(str, scripts)], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            start_new_session=True, close_fds=True)
+    _STATE.update(server=proc, dir=tmpdir)
+    os.environ[SOCKET_ENV] = path
+    atexit.register(stop)
+    return path
+
+
+def stop(workflow=None) -> None:
+    """Stop the server (its running children with it) and remove its socket directory. Called from the
+    Snakefile's ``onsuccess:``/``onerror:``; safe to call twice."""
+    import shutil
+
+    proc, tmpdir = _STATE["server"], _STATE["dir"]
+    _STATE.update(server=None, dir=None)
+    os.environ.pop(SOCKET_ENV, None)
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except Exception:  # noqa: BLE001 (subprocess.TimeoutExpired: the server hangs)
+            proc.kill()
+            proc.wait()
+    if tmpdir:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------------------------------ server
+
+
+def _die_with(parent: int) -> None:
+    """SIGTERM to this process when its parent dies (Linux ``PR_SET_PDEATHSIG``), or now if it is gone."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _preload(scripts, preload=PRELOAD) -> None:
+    """Import ``preload`` and every module the workflow's ``scripts`` import at top level (not the hand-off
+    itself); a module that fails to import is left to the job, which then reports the error. Then load the
+    compiled lsadyn kernels that numba's cache holds (:func:`_load_cached_kernels`)."""
+    import ast
+    import importlib
+
+    names = list(preload)
+    for script in scripts:
+        try:
+            tree = ast.parse(open(script, "rb").read())
+        except (OSError, SyntaxError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                names += [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.append(node.module)
+    for name in dict.fromkeys(names):
+        if name in _NEVER or name.startswith("__"):
+            continue
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 (the job itself will report it)
+            pass
+    _load_cached_kernels()
+
+
+def _load_cached_kernels() -> int:
+    """Load, for every numba kernel of the imported lsadyn modules, each compiled version that numba's on-disk
+    cache holds for this machine and source (what a job's first call would load: ~0.5 s per job that uses
+    them); never compile (a kernel missing from the cache is left to the jobs and the ``compile_kernels``
+    rule). Loading machine code starts no thread. Best effort: returns the number of versions loaded."""
+    import importlib
+
+    if "numba" not in sys.modules:
+        return 0
+    try:  # (not an import statement: lsadyn._kernel_cache keys the kernels on the modules that import numba)
+        Dispatcher = importlib.import_module("numba.core.dispatcher").Dispatcher
+    except (ImportError, AttributeError):
+        return 0
+    loaded = 0
+    for name, mod in list(sys.modules.items()):
+        if not (name == "lsadyn" or name.startswith("lsadyn.")) or mod is None:
+            continue
+        for obj in list(vars(mod).values()):
+            if not isinstance(obj, Dispatcher) or getattr(obj, "_cache", None) is None:
+                continue
+            try:
+                cache = obj._cache
+                codegen = obj.targetctx.codegen()
+                for key in cache._cache_file._load_index():
+                    sig = key[0]
+                    if cache._index_key(sig, codegen) == key:  # a cache hit: compile() only loads it
+                        obj.compile(sig)
+                        loaded += 1
+            except Exception:  # noqa: BLE001 (another numba version: the jobs load their kernels themselves)
+                continue
+    return loaded
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
+def serve(path: str, parent: int, scripts=(), preload=PRELOAD) -> None:
+    """The server's main loop: preload, listen on ``path``, fork a child per job until SIGTERM, the parent's
+    death, or the removal of the socket's directory."""
+    import gc
+    import select
+    import time
+
+    _die_with(parent)
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda s, f: stopping.append(s))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the clients' to forward
+    _preload(scripts, preload)
+    gc.collect()
+    gc.freeze()  # the preloaded objects are never scanned by the children's collector (fewer copied pages)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda s, f: None)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path + ".new")
+    os.rename(path + ".new", path)  # clients connect only once the modules are loaded
+    listener.listen(64)
+    jobs: dict[int, dict] = {}  # child pid -> {"conn": socket or None, "kill_at": float or None}
+    by_conn: dict[int, int] = {}  # conn fd -> child pid
+    try:
+        while not stopping and os.getppid() == parent and os.path.exists(path):
+            conns = [j["conn"] for j in jobs.values() if j["conn"] is not None]
+            try:
+                ready, _, _ = select.select([listener, wake_r, *conns], [], [], 1.0)
+            except InterruptedError:
+                ready = []
+            if wake_r in ready:
+                os.read(wake_r, 4096)
+            _reap(jobs, by_conn)
+            for sock in ready:
+                if sock is listener:
+                    _accept(listener, jobs, by_conn, [listener, wake_r, wake_w])
+                elif isinstance(sock, socket.socket):
+                    pid = by_conn.get(sock.fileno())
+                    if pid is not None:
+                        _client_event(sock, jobs[pid])
+            now = time.monotonic()
+            for pid, job in jobs.items():
+                if job["kill_at"] is not None and now >= job["kill_at"]:
+                    _kill(pid, signal.SIGKILL)
+                    job["kill_at"] = None
+    finally:
+        for pid in jobs:
+            _kill(pid, signal.SIGTERM)
+        for remove in (os.unlink, os.rmdir):  # the socket, then its directory (if empty) when nobody called stop()
+            try:
+                remove(path if remove is os.unlink else os.path.dirname(path))
+            except OSError:
+                pass
+
+
+def _kill(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _client_event(conn: socket.socket, job: dict) -> None:
+    """The client's connection is readable: it closed (the client died) — stop the child."""
+    import time
+
+    try:
+        data = conn.recv(64)
+    except OSError:
+        data = b""
+    if data:
+        return  # clients send nothing after the request; ignore
+    job["conn"] = None
+    conn.close()
+    _kill(job["pid"], signal.SIGTERM)
+    job["kill_at"] = time.monotonic() + KILL_AFTER
+
+
+def _reap(jobs: dict, by_conn: dict) -> None:
+    while jobs:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        job = jobs.pop(pid, None)
+        if job is None:
+            continue
+        conn = job["conn"]
+        if conn is not None:
+            by_conn.pop(conn.fileno(), None)
+            if os.WIFSIGNALED(status):
+                reply = f"signal {os.WTERMSIG(status)}\n"
+            else:
+                reply = f"exit {os.waitstatus_to_exitcode(status)}\n"
+            try:
+                conn.sendall(reply.encode())
+            except OSError:
+                pass
+            conn.close()
+
+
+def _accept(listener: socket.socket, jobs: dict, by_conn: dict, server_fds: list) -> None:
+    conn, _ = listener.accept()
+    conn.settimeout(10)
+    fds: list[int] = []
+    try:
+        head, fds, _, _ = socket.recv_fds(conn, 4, 3)
+        if len(head) < 4:
+            head += _recv_exact(conn, 4 - len(head))
+        (n,) = struct.unpack("!I", head)
+        req = json.loads(_recv_exact(conn, n))
+        if len(fds) != len(req["fds"]):
+            raise ValueError("file descriptors missing")
+    except (OSError, EOFError, ValueError, KeyError):
+        for fd in fds:
+            os.close(fd)
+        conn.close()
+        return
+    if _threads() != 1:  # never fork a process with threads
+        conn.sendall(b"no threads\n")
+        for fd in fds:
+            os.close(fd)
+        conn.close()
+        return
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            code = _child(req, fds, [*server_fds, conn, *(j["conn"] for j in jobs.values() if j["conn"])])
+        except BaseException:  # noqa: BLE001 (never return into the server's loop)
+            code = 70
+        os._exit(code)
+    for fd in fds:
+        os.close(fd)
+    conn.settimeout(None)
+    try:
+        conn.sendall(f"pid {pid}\n".encode())
+    except OSError:
+        _kill(pid, signal.SIGTERM)
+    jobs[pid] = {"pid": pid, "conn": conn, "kill_at": None}
+    by_conn[conn.fileno()] = pid
+
+
+# ------------------------------------------------------------------------------------------------ child
+
+
+def _child(req: dict, fds: list[int], close: list) -> int:
+    """In the forked child: become the job (fds, cwd, environment, argv), run its script as ``__main__``,
+    end like an interpreter would (exit status, uncaught exception, atexit)."""
+    import io
+    import runpy
+
+    _STATE["in_child"] = True
+    signal.set_wakeup_fd(-1)
+    for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for obj in close:
+        try:
+            obj.close() if hasattr(obj, "close") else os.close(obj)
+        except OSError:
+            pass
+    null = None
+    for target in (0, 1, 2):
+        if target in req["fds"]:
+            fd = fds[req["fds"].index(target)]
+        else:
+            null = null if null is not None else os.open(os.devnull, os.O_RDWR)
+            fd = null
+        os.dup2(fd, target)
+    for fd in {*fds, *([null] if null is not None else [])} - {0, 1, 2}:
+        os.close(fd)
+    _die_with(os.getppid())  # the server's children die with it
+    os.chdir(req["cwd"])
+    os.environ.clear()
+    os.environ.update(req["env"])
+    sys.argv[:] = req["argv"]
+    sys.path.insert(0, os.path.dirname(req["script"]))  # as `python <script>` has it
+    # Python's own stdio: stdout line-buffered on a terminal, block-buffered otherwise; stderr line-buffered
+    enc = {"encoding": sys.stdout.encoding, "errors": sys.stdout.errors}
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), **enc)
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
+                                                   line_buffering=os.isatty(1), **enc)
+    sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+                                                   encoding=enc["encoding"], errors="backslashreplace",
+                                                   line_buffering=True)
+    np = sys.modules.get("numpy.random")
+    if np is not None:
+        np.seed()  # a fresh process seeds the global RandomState from the OS; forked children must not share it
+    code = 0
+    try:
+        runpy.run_path(req["script"], run_name="__main__")
+    except SystemExit as exc:
+        code = _exit_code(exc.code)
+    except BaseException:  # noqa: BLE001 (as the interpreter does: excepthook, then exit 1)
+        kind, err, tb = sys.exc_info()
+        while tb is not None and tb.tb_frame.f_code.co_filename != req["script"]:
+            tb = tb.tb_next  # the job's own frames only (not runpy's nor this module's)
+        err.__traceback__ = tb
+        sys.excepthook(kind, err, tb)
+        code = 1
+        if isinstance(err, KeyboardInterrupt):
+            code = -signal.SIGINT
+    return _finish(code)
+
+
+def _exit_code(code) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(f"{code}\n")
+    except Exception:  # noqa: BLE001
+        pass
+    return 1
+
+
+def _finish(code: int) -> int:
+    """Interpreter shutdown in the child: join non-daemon threads, run atexit callbacks, flush stdio."""
+    import atexit
+    import threading
+
+    try:
+        threading._shutdown()
+    except Exception:  # noqa: BLE001
+        pass
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001
+            pass
+    if code < 0:  # KeyboardInterrupt: die by SIGINT, as Python does
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    return code
+
+
+if __name__ == "__main__":
+    if sys.path and sys.path[0] == os.getcwd():
+        del sys.path[0]  # `python -m` put the working directory first; a job's first entry is its script's folder
+    from lsadyn.paper import jobrunner  # the module itself, not this __main__ copy: hand_off() reads its state
+
+    args = sys.argv[3:]
+    preload = PRELOAD
+    if args[:1] == ["--preload"]:
+        preload, args = tuple(m for m in args[1].split(",") if m), args[2:]
+    jobrunner.serve(sys.argv[1], int(sys.argv[2]), args, preload)

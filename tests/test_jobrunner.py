@@ -1,0 +1,321 @@
+"""The pre-forked job runner of local builds (lsadyn.paper.jobrunner): a job handed off to the server runs in a
+child forked from it and behaves as in its own process (outputs, stdio, exit codes, one-line errors, signals);
+without a server it runs where it is."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from lsadyn.paper import jobrunner
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+ENV = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}", "MPLBACKEND": "Agg"}
+ENV.pop(jobrunner.SOCKET_ENV, None)
+ENV.pop(jobrunner.SWITCH_ENV, None)
+
+# what Snakemake's preamble does first (a `snakemake` object in __main__), then the hand-off, then the job
+PREAMBLE = "snakemake = type('Snakemake', (), {'log': [], 'output': []})()\nimport lsadyn.paper.handoff\n"
+JOB = PREAMBLE + textwrap.dedent("""
+    import json, os, sys
+    import numpy as np
+    line = sys.stdin.readline()
+    print("to stdout", line.strip())
+    print("to stderr", file=sys.stderr)
+    out = {"pid": os.getpid(), "ppid": os.getppid(), "cwd": os.getcwd(), "argv": sys.argv[1:],
+           "env": os.environ.get("JOB_VALUE"), "sum": float(np.sum(np.arange(10.0) ** 0.5)),
+           "main": __name__, "file": os.path.basename(__file__)}
+    with open("out.json", "w") as fh:
+        json.dump(out, fh)
+""")
+
+
+def _server_pid_ready(path, proc, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(path):
+            return
+        assert proc.poll() is None, "job-runner server exited"
+        time.sleep(0.05)
+    raise AssertionError("job-runner server did not get ready")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A job-runner server (preloading numpy only) whose parent is this test process (one for this module's tests:
+    each test's job runs in its own directory)."""
+    d = tmp_path_factory.mktemp("sock")
+    d.chmod(0o700)
+    path = str(d / "socket")
+    proc = subprocess.Popen([sys.executable, "-m", "lsadyn.paper.jobrunner", path, str(os.getpid()),
+                             "--preload", "numpy"], env={**ENV, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
+                            start_new_session=True)
+    _server_pid_ready(path, proc)
+    yield path, proc
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def _run(script, cwd, env=None, stdin="hello\n", timeout=60, **kw):
+    return subprocess.run([sys.executable, str(script), "arg1"], cwd=cwd, input=stdin, capture_output=True, text=True,
+                          env={**ENV, **(env or {})}, timeout=timeout, **kw)
+
+
+def _job(tmp_path, text=JOB, name="job.py"):
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    script = tmp_path / name
+    script.write_text(text)
+    return script, work
+
+
+def test_handed_off_job_runs_in_a_forked_child_like_in_its_own_process(tmp_path, server):
+    path, proc = server
+    script, work = _job(tmp_path)
+    r = _run(script, work, {jobrunner.SOCKET_ENV: path, "JOB_VALUE": "42"})
+    assert r.returncode == 0, r.stderr
+    handed = dict(**__import__("json").loads((work / "out.json").read_text()))
+    assert handed["ppid"] == proc.pid  # it really ran in a child of the server
+    assert r.stdout == "to stdout hello\n" and r.stderr == "to stderr\n"  # stdio are the client's
+    (work / "out.json").unlink()
+    r = _run(script, work, {"JOB_VALUE": "42"})  # no server: in its own process
+    assert r.returncode == 0, r.stderr
+    own = __import__("json").loads((work / "out.json").read_text())
+    assert own["ppid"] != proc.pid
+    for d in (handed, own):
+        d.pop("pid"), d.pop("ppid")
+    assert handed == own
+    assert handed["env"] == "42" and handed["argv"] == ["arg1"] and handed["main"] == "__main__"
+    assert Path(handed["cwd"]) == work and handed["file"] == "job.py"
+
+
+def test_switched_off_or_unreachable_server_runs_the_job_in_its_own_process(tmp_path, server):
+    path, proc = server
+    script, work = _job(tmp_path)
+    for env in ({jobrunner.SOCKET_ENV: path, jobrunner.SWITCH_ENV: "0"},
+                {jobrunner.SOCKET_ENV: str(tmp_path / "nothing-here")}):
+        r = _run(script, work, env)
+        assert r.returncode == 0, r.stderr
+        assert __import__("json").loads((work / "out.json").read_text())["ppid"] != proc.pid
+
+
+@pytest.mark.parametrize("body, code, err", [
+    ("import sys\nsys.exit(3)\n", 3, None),
+    ("raise RuntimeError('boom')\n", 1, r"Traceback \(most recent call last\):\n  File \".*job.py\", line \d+"),
+    ("from lsadyn.paper.io import setup_log\nsetup_log('job.log')\nraise ValueError('bad key x')\n", 1,
+     r"^lsadyn: error: bad key x\n$"),
+    ("import sys\nsys.exit('a message')\n", 1, r"^a message\n$"),
+])
+def test_exit_codes_and_errors_reach_the_caller_unchanged(tmp_path, server, body, code, err):
+    path, _ = server
+    script, work = _job(tmp_path, PREAMBLE + body)
+    own = _run(script, work)
+    handed = _run(script, work, {jobrunner.SOCKET_ENV: path})
+    assert own.returncode == handed.returncode == code
+    if err:
+        assert re.search(err, handed.stderr), handed.stderr
+        assert "jobrunner" not in handed.stderr and "runpy" not in handed.stderr  # the job's own traceback only
+    assert handed.stderr == own.stderr
+
+
+def _children_of(pid):
+    kids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(entry.name))
+    return kids
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _wait(cond, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+SLOW_JOB = PREAMBLE + textwrap.dedent("""
+    import os, time
+    import pandas as pd
+    from lsadyn.paper.io import setup_log, write_csv
+    log = setup_log("job.log")
+    open("child.pid", "w").write(str(os.getpid()))
+    time.sleep(60)
+    write_csv(pd.DataFrame({"x": [1]}), "out.csv")
+""")
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 143)])
+def test_signal_to_the_client_stops_the_child_cleanly(tmp_path, server, sig, code):
+    path, proc = server
+    script, work = _job(tmp_path, SLOW_JOB)
+    client = subprocess.Popen([sys.executable, str(script)], cwd=work, env={**ENV, jobrunner.SOCKET_ENV: path},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert _wait(lambda: (work / "child.pid").exists() and "started" in (work / "job.log").read_text(), 60)
+    child = int((work / "child.pid").read_text())
+    assert child in _children_of(proc.pid)
+    t0 = time.monotonic()
+    client.send_signal(sig)
+    out, err = client.communicate(timeout=30)
+    assert time.monotonic() - t0 < 10
+    assert client.returncode == code, err
+    assert not _alive(child)
+    assert not (work / "out.csv").exists() and not list(work.glob(".out*"))
+    assert f"job interrupted ({sig.name})" in (work / "job.log").read_text()
+
+
+def test_killed_client_stops_its_child(tmp_path, server):
+    path, proc = server
+    script, work = _job(tmp_path, SLOW_JOB)
+    client = subprocess.Popen([sys.executable, str(script)], cwd=work, env={**ENV, jobrunner.SOCKET_ENV: path})
+    assert _wait(lambda: (work / "child.pid").exists() and "started" in (work / "job.log").read_text(), 60)
+    child = int((work / "child.pid").read_text())
+    client.kill()
+    client.wait()
+    assert _wait(lambda: not _alive(child)), "the child outlived its client"
+    assert not (work / "out.csv").exists()
+    assert proc.poll() is None  # the server goes on serving
+
+
+STARTER = textwrap.dedent("""
+    import sys, time
+    from lsadyn.paper import jobrunner
+    path = jobrunner.start(scripts=[], preload=("numpy",))
+    print(path, jobrunner._STATE["server"].pid, flush=True)
+    if sys.argv[1] == "stop":
+        while not __import__("os").path.exists(path):
+            time.sleep(0.05)
+        jobrunner.stop()
+        print("stopped", flush=True)
+    time.sleep(120)
+""")
+
+
+def test_server_dies_with_its_parent_and_stop_removes_the_socket(tmp_path):
+    starter = tmp_path / "starter.py"
+    starter.write_text(STARTER)
+    p = subprocess.Popen([sys.executable, str(starter), "kill"], env=ENV, stdout=subprocess.PIPE, text=True)
+    path, pid = p.stdout.readline().split()
+    pid = int(pid)
+    assert _wait(lambda: os.path.exists(path), 60)
+    assert Path(path).parent.stat().st_mode & 0o777 == 0o700
+    p.kill()
+    p.wait()
+    assert _wait(lambda: not _alive(pid)), "the server outlived the process that started it"
+    assert not os.path.exists(path)
+
+    p = subprocess.Popen([sys.executable, str(starter), "stop"], env=ENV, stdout=subprocess.PIPE, text=True)
+    path, pid = p.stdout.readline().split()
+    assert p.stdout.readline().strip() == "stopped"
+    assert not _alive(int(pid)) and not os.path.exists(Path(path).parent)
+    p.kill()
+    p.wait()
+
+
+class _Workflow:
+    def __init__(self, local=True, dry=False, remote=False):
+        self.local_exec, self.dryrun, self.remote_exec, self.basedir = local, dry, remote, str(ROOT)
+
+
+@pytest.mark.parametrize("wf", [_Workflow(local=False), _Workflow(dry=True), _Workflow(remote=True)])
+def test_no_server_for_cluster_remote_or_dry_runs(wf):
+    assert jobrunner.start(wf) is None
+    assert jobrunner._STATE["server"] is None and jobrunner.SOCKET_ENV not in os.environ
+
+
+def test_switch_off_starts_no_server(monkeypatch):
+    monkeypatch.setenv(jobrunner.SWITCH_ENV, "0")
+    assert jobrunner.start(_Workflow()) is None
+    assert jobrunner._STATE["server"] is None
+
+
+def test_every_script_and_notebook_hands_off_before_its_other_imports():
+    files = sorted([*ROOT.glob("workflow/scripts/*.py"), *ROOT.glob("workflow/notebooks/*.py")])
+    assert len(files) > 20
+    for f in files:
+        imports = [ln for ln in f.read_text().splitlines() if re.match(r"(import|from) ", ln)]
+        assert imports and imports[0].startswith("import lsadyn.paper.handoff"), f
+    text = (ROOT / "Snakefile").read_text()
+    assert "jobrunner.start(workflow)" in re.search(r"onstart:\n((?:    .*\n)+)", text).group(1)
+    assert "jobrunner.stop()" in re.search(r"onsuccess:\n((?:    .*\n)+)", text).group(1)
+    assert "jobrunner.stop()" in re.search(r"onerror:\n((?:    .*\n)+)", text).group(1)
+
+
+TINY = textwrap.dedent("""
+    from lsadyn.paper import jobrunner
+
+    onstart:
+        jobrunner.start(workflow, scripts=["job.py"], preload=("numpy", "pandas", "snakemake.script"))
+
+    onsuccess:
+        jobrunner.stop()
+
+    onerror:
+        jobrunner.stop()
+
+    rule all:
+        input:
+            expand("out/{i}.txt", i=range(6)),
+
+    rule one:
+        output:
+            "out/{i}.txt",
+        log:
+            "logs/{i}.log",
+        script:
+            "job.py"
+""")
+TINY_JOB = textwrap.dedent("""
+    import lsadyn.paper.handoff
+    import os, time
+    from lsadyn.paper import jobrunner
+    from lsadyn.paper.io import setup_log
+    log = setup_log(snakemake.log[0])
+    time.sleep(0.5 + (2.0 if snakemake.wildcards.i == "0" else 0))
+    if snakemake.wildcards.i == os.environ.get("FAIL"):
+        raise ValueError("job " + snakemake.wildcards.i + " fails")
+    with open(snakemake.output[0], "w") as fh:
+        fh.write(f"{jobrunner._STATE['in_child']}\\n")
+""")
+
+
+@pytest.mark.slow
+def test_a_local_snakemake_build_hands_its_jobs_off_and_reports_their_errors(tmp_path):
+    (tmp_path / "Snakefile").write_text(TINY)
+    (tmp_path / "job.py").write_text(TINY_JOB)
+    tmp = Path(os.environ.get("TMPDIR", "/tmp"))
+    before = set(tmp.glob("lsadyn-jobs-*"))
+    r = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=tmp_path, env=ENV,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    handed = [(tmp_path / "out" / f"{i}.txt").read_text().strip() for i in range(6)]
+    assert "True" in handed, handed  # job 0 takes long enough for the server to get ready for later jobs
+    assert set(tmp.glob("lsadyn-jobs-*")) <= before  # the socket's directory is removed at the end
+    for f in (tmp_path / "out").glob("*.txt"):
+        f.unlink()
+    r = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=tmp_path,
+                       env={**ENV, "FAIL": "5"}, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1
+    assert "lsadyn: error: job 5 fails" in r.stdout + r.stderr
+    assert not (tmp_path / "out" / "5.txt").exists()
