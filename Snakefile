@@ -8,6 +8,7 @@ from lsadyn.paper.config import check_config, load_config_file
 from lsadyn.paper.findings import build_summary
 from lsadyn.paper.interrupts import finish as finish_interrupted
 from lsadyn.paper.interrupts import install as install_interrupt_handlers
+from lsadyn.paper import jobrunner
 
 min_version("9.0")
 
@@ -31,12 +32,16 @@ validate(config, "workflow/schemas/config.schema.yaml")  # fills in defaults
 
 
 # SIGTERM/SIGINT: one message, running jobs drain, exit code 143/130 (lsadyn.paper.interrupts)
+# local builds: jobs run in processes forked from one with the libraries imported (lsadyn.paper.jobrunner;
+# LSADYN_JOB_RUNNER=0 switches it off; cluster jobs never use it)
 onstart:
     install_interrupt_handlers(workflow)
+    jobrunner.start(workflow)
 
 
 onerror:
     finish_interrupted(log)
+    jobrunner.stop()
 
 
 include: "workflow/rules/common.smk"
@@ -69,4 +74,5 @@ rule all:
 
 
 onsuccess:
+    jobrunner.stop()
     print(build_summary(configfiles=workflow.configfiles))

@@ -2,6 +2,9 @@
 before the jobs that use them run in parallel; the output says whether they were compiled in this build or
 loaded from the machine's cache (benchmarks/bench_pipeline.py reports it)."""
 
+import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
+
+# isort: split
 import time
 
 from numba.core.registry import CPUDispatcher
