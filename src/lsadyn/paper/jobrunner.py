@@ -39,6 +39,7 @@ would seed it).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -250,11 +251,12 @@ def _preload(scripts, preload=PRELOAD) -> None:
     compiled lsadyn kernels that numba's cache holds (:func:`_load_cached_kernels`)."""
     import ast
     import importlib
+    from pathlib import Path
 
     names = list(preload)
     for script in scripts:
         try:
-            tree = ast.parse(open(script, "rb").read())
+            tree = ast.parse(Path(script).read_bytes())
         except (OSError, SyntaxError):
             continue
         for node in tree.body:
@@ -267,7 +269,7 @@ def _preload(scripts, preload=PRELOAD) -> None:
             continue
         try:
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001 (the job itself will report it)
+        except Exception:  # noqa: BLE001, S110 (the job itself will report it)
             pass
     _load_cached_kernels()
 
@@ -300,7 +302,7 @@ def _load_cached_kernels() -> int:
                     if cache._index_key(sig, codegen) == key:  # a cache hit: compile() only loads it
                         obj.compile(sig)
                         loaded += 1
-            except Exception:  # noqa: BLE001 (another numba version: the jobs load their kernels themselves)
+            except Exception:  # noqa: BLE001, S112 (another numba version: the jobs load their kernels themselves)
                 continue
     return loaded
 
@@ -527,10 +529,8 @@ def _exit_code(code) -> int:
         return 0
     if isinstance(code, int):
         return code & 0xFF
-    try:
+    with contextlib.suppress(Exception):  # as the interpreter does for sys.exit("message")
         sys.stderr.write(f"{code}\n")
-    except Exception:  # noqa: BLE001
-        pass
     return 1
 
 
@@ -539,16 +539,12 @@ def _finish(code: int) -> int:
     import atexit
     import threading
 
-    try:
+    with contextlib.suppress(Exception):  # join the non-daemon threads, as at interpreter exit
         threading._shutdown()
-    except Exception:  # noqa: BLE001
-        pass
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(Exception):
             stream.flush()
-        except Exception:  # noqa: BLE001
-            pass
     if code < 0:  # KeyboardInterrupt: die by SIGINT, as Python does
         signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
@@ -558,7 +554,8 @@ def _finish(code: int) -> int:
 if __name__ == "__main__":
     if sys.path and sys.path[0] == os.getcwd():
         del sys.path[0]  # `python -m` put the working directory first; a job's first entry is its script's folder
-    from lsadyn.paper import jobrunner  # the module itself, not this __main__ copy: hand_off() reads its state
+    # the module itself, not this __main__ copy: hand_off() reads its state
+    from lsadyn.paper import jobrunner  # noqa: PLW0406
 
     args = sys.argv[3:]
     preload = PRELOAD
