@@ -18,8 +18,8 @@ Each record says what its ``compile_kernels`` job did (results/sim/kernels_compi
 Prints a table and writes benchmarks/pipeline_timing.json. Targets: quick build ≤ 40 s, paper build ≤ 4 min on
 2 cores. Run it alone (``flock /tmp/lsadyn-heavy.lock``): machines are shared.
 
-Usage: ``python benchmarks/bench_pipeline.py`` (all four builds, ~10 min on 2 cores) or ``--quick-only`` (the
-last paper-build records are kept); then ``python benchmarks/speed_table.py --write`` regenerates the README's
+Usage: ``python benchmarks/bench_pipeline.py`` (all five builds, ~12 min on 2 cores) or ``--quick-only`` (the
+three quick builds; the last paper-build records are kept); then ``python benchmarks/speed_table.py --write`` regenerates the README's
 Speed section.
 """
 
@@ -57,8 +57,7 @@ BUILDS = {  # name: (config files, label, extra environment)
     "quick_first": (["workflow/config/quick.yaml"], "quick build, first on the machine (compiles the kernels)", {}),
     "quick_cached": (["workflow/config/quick.yaml"], "quick build, kernels already compiled on the machine", {}),
     "quick_cached_no_runner": (["workflow/config/quick.yaml"],
-                               ("the same with the job runner off "
-                                "(`LSADYN_JOB_RUNNER=0`: each job in its own Python process)"),
+                               "the same with the job runner off (`LSADYN_JOB_RUNNER=0`)",
                                {"LSADYN_JOB_RUNNER": "0"}),
     "paper_first": ([], "paper build, first on the machine (compiles the kernels)", {}),
     "paper_cached": ([], "paper build, kernels already compiled on the machine", {}),
@@ -136,7 +135,7 @@ def slurm_probe_seconds() -> float | None:
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick-only", action="store_true",
-                    help="time only the two quick builds (keep the last paper-build records)")
+                    help="time only the quick builds (keep the last paper-build records)")
     ap.add_argument("--paper", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for old commands
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--keep", type=Path, help="copy the first paper build's results/ and paper_figures/ here")
