@@ -52,7 +52,20 @@ ROOT = Path(__file__).resolve().parents[1]
 # every test build load what any of them, or an earlier build of the same sources, compiled.
 
 
+def _this_checkout_first():
+    """Every process of the session (xdist workers, fork servers, commands, jobs of test builds) imports lsadyn from
+    this checkout's src (the editable install may point at another checkout), draws with Agg, and they all have
+    one environment, so the commands of every test file share one fork server (tests/forkserver.py)."""
+    src = str(ROOT / "src")
+    path = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != src]
+    os.environ["PYTHONPATH"] = os.pathsep.join([src, *path])
+    os.environ["MPLBACKEND"] = "Agg"
+    if src not in sys.path[:1]:
+        sys.path.insert(0, src)
+
+
 def pytest_configure(config):
+    _this_checkout_first()
     _stub_unreachable_scontrol()
 
 

@@ -30,7 +30,10 @@ pytestmark = pytest.mark.faults
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = str(ROOT / "src")
-ENV = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""), "MPLBACKEND": "Agg"}
+# conftest.py puts this checkout's src first on PYTHONPATH and sets MPLBACKEND=Agg for the whole session: commands
+# with the session's own environment share its fork server (tests/forkserver.py: one per environment)
+ENV = dict(os.environ)
+assert ENV["PYTHONPATH"].split(os.pathsep)[0] == SRC and ENV["MPLBACKEND"] == "Agg"
 I2 = "[[1,0],[0,1]]"
 SCHEMA = str(ROOT / "workflow/schemas/config.schema.yaml")
 
@@ -696,12 +699,16 @@ TINY = textwrap.dedent("""
         script:
             "job.py"
 """)
+# a job runs until the test creates the file `release` in the workflow folder, or for SLEEP seconds at most
 JOB = textwrap.dedent("""
     import os, time
+    from pathlib import Path
     from lsadyn.paper.io import setup_log, write_csv
     import pandas as pd
     log = setup_log(snakemake.log[0])
-    time.sleep(float(os.environ.get("SLEEP", "3")))
+    end = time.monotonic() + float(os.environ.get("SLEEP", "3"))
+    while time.monotonic() < end and not Path("release").exists():
+        time.sleep(0.05)
     write_csv(pd.DataFrame({"x": [1]}), snakemake.output[0])
 """)
 
@@ -762,15 +769,22 @@ def _wait_started(tiny, jobs=2):
 # Why, bullet 5: "SIGTERM prints 'Will exit after finishing currently running jobs' 16 times and ends
 # with 'WorkflowError: At least one job did not complete successfully' though none failed"
 def test_sigterm_drains_with_one_message_exit_143_and_resumes(tiny):
-    p, _ = _start(tiny, 4)
+    p, _ = _start(tiny, 60)
     p.send_signal(signal.SIGTERM)
-    out, _ = p.communicate(timeout=120)
+    seen = []  # the running jobs are let finish once Snakemake has said it received SIGTERM (they were
+    for line in p.stdout:  # sleeping 4 s for it: the same order, by timing)
+        seen.append(line)
+        if "SIGTERM received" in line:
+            break
+    (tiny / "release").touch()
+    rest, _ = p.communicate(timeout=120)
+    out = "".join(seen) + rest
     assert p.returncode == 143, out
     ours = [ln for ln in out.splitlines() if ln.startswith("lsadyn:")]
     assert len(ours) == 2 and "SIGTERM received" in ours[0] and "rerun the same command" in ours[1], out
     assert out.count("Will exit after finishing") == 0 and "WorkflowError" not in out, out
     assert len(list((tiny / "out").glob("*.txt"))) == 2  # the two running jobs drained, none started
-    r = smk(tiny, "--cores", "2", env={**ENV, "SLEEP": "0"})
+    r = smk(tiny, "--cores", "2")  # `release` is there: the two other jobs finish at once
     assert r.returncode == 0, r.stderr
     assert len(list((tiny / "out").glob("*.txt"))) == 4
 

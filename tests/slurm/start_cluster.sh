@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Start a single-node SLURM cluster on this machine (root; Debian's slurm-wlm and munge):
 # slurmctld + slurmd on localhost, proctrack/linuxproc, task/none, no cgroup.conf, no accounting
-# (job status comes from squeue; MinJobAge keeps finished jobs visible). Idempotent.
+# (job status comes from squeue; MinJobAge keeps finished jobs visible). Up to four jobs share a core
+# (OverSubscribe=FORCE:4): the small jobs of a test run at once, as on a cluster with more cores than the jobs, instead
+# of two at a time (the executor plugin checks job status every ~12 s, so each wave of jobs costs that much). Idempotent:
+# daemons started with another configuration (an earlier version of this script) are restarted.
 # Usage: tests/slurm/start_cluster.sh [--install]
 set -euo pipefail
 if [ "${1:-}" = "--install" ] && ! command -v slurmctld > /dev/null; then
@@ -15,6 +18,7 @@ cpus=$(nproc)
 mem=$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 - 1024 ))
 conf=/etc/slurm/slurm.conf
 mkdir -p /etc/slurm /var/spool/slurmctld /var/spool/slurmd /var/log/slurm /run/munge
+old_conf=$(cat "$conf" 2> /dev/null || true)
 cat > "$conf" <<CONF
 ClusterName=lsadyn
 SlurmctldHost=$node(127.0.0.1)
@@ -38,7 +42,7 @@ SlurmdPidFile=/run/slurmd.pid
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
 SlurmdLogFile=/var/log/slurm/slurmd.log
 NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
-PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
+PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 CONF
 rm -f /etc/slurm/cgroup.conf
 
@@ -49,8 +53,22 @@ fi
 chown -R munge:munge /etc/munge /run/munge /var/lib/munge /var/log/munge 2> /dev/null || true
 chmod 400 /etc/munge/munge.key
 pgrep -x munged > /dev/null || su -s /bin/sh munge -c "munged" || munged --force
-pgrep -x slurmctld > /dev/null || slurmctld
-pgrep -x slurmd > /dev/null || slurmd
+running() {  # the daemon of pid file $1 is running (zombies of exited daemons do not count)
+    local pid
+    pid=$(cat "$1" 2> /dev/null) || return 1
+    [ -n "$pid" ] && [ -r "/proc/$pid/stat" ] && [ "$(cut -d' ' -f3 "/proc/$pid/stat")" != Z ]
+}
+if [ "$old_conf" != "$(cat "$conf")" ]; then  # daemons started with another configuration: restart them
+    for pidfile in /run/slurmctld.pid /run/slurmd.pid; do
+        if running "$pidfile"; then
+            kill "$(cat "$pidfile")"
+            for _ in $(seq 1 100); do running "$pidfile" || break; sleep 0.1; done
+            ! running "$pidfile" || kill -9 "$(cat "$pidfile")"
+        fi
+    done
+fi
+running /run/slurmctld.pid || slurmctld
+running /run/slurmd.pid || slurmd
 for _ in $(seq 1 30); do
     if sinfo -h -o "%t" 2> /dev/null | grep -qE "idle|mix|alloc"; then
         sinfo
