@@ -319,3 +319,71 @@ def test_a_local_snakemake_build_hands_its_jobs_off_and_reports_their_errors(tmp
     assert r.returncode == 1
     assert "lsadyn: error: job 5 fails" in r.stdout + r.stderr
     assert not (tmp_path / "out" / "5.txt").exists()
+
+
+INTERRUPTIBLE = textwrap.dedent("""
+    from lsadyn.paper import jobrunner
+    from lsadyn.paper.interrupts import finish, install
+
+    onstart:
+        install(workflow)
+        jobrunner.start(workflow, scripts=["job.py"], preload=("numpy", "pandas", "snakemake.script"))
+
+    onsuccess:
+        jobrunner.stop()
+
+    onerror:
+        finish(log)
+        jobrunner.stop()
+
+    rule all:
+        input:
+            expand("out/{i}.txt", i=range(8)),
+
+    rule one:
+        output:
+            "out/{i}.txt",
+        log:
+            "logs/{i}.log",
+        script:
+            "job.py"
+""")
+INTERRUPTIBLE_JOB = textwrap.dedent("""
+    import lsadyn.paper.handoff
+    import os, time
+    from lsadyn.paper import jobrunner
+    from lsadyn.paper.io import setup_log
+    log = setup_log(snakemake.log[0])
+    if jobrunner._STATE["in_child"]:  # handed off: wait for the interrupt
+        with open(f"handed_{snakemake.wildcards.i}", "w") as fh:
+            fh.write(f"{os.getpid()} {os.getppid()}")
+        time.sleep(60)
+    else:
+        time.sleep(1.0)
+    with open(snakemake.output[0], "w") as fh:
+        fh.write("done\\n")
+""")
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_handed_off_jobs_and_the_server_exit_130(tmp_path):
+    (tmp_path / "Snakefile").write_text(INTERRUPTIBLE)
+    (tmp_path / "job.py").write_text(INTERRUPTIBLE_JOB)
+    p = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=tmp_path, env=ENV,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        assert _wait(lambda: len(list(tmp_path.glob("handed_*"))) == 2, 120), "no job was handed off"
+        pids = [tuple(map(int, f.read_text().split())) for f in tmp_path.glob("handed_*")]
+        assert _wait(lambda: sum("started" in f.read_text() for f in (tmp_path / "logs").glob("*.log")) >= 2)
+        os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C on a terminal does (the server is in its own session)
+        out, _ = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 130, out
+    assert "Traceback" not in out and "KeyboardInterrupt" not in out, out
+    for child, server in pids:
+        assert not _alive(child) and not _alive(server)
+        i = next(f.name.split("_")[1] for f in tmp_path.glob("handed_*") if f.read_text().startswith(f"{child} "))
+        assert not (tmp_path / "out" / f"{i}.txt").exists()
+        assert "job interrupted (SIGINT)" in (tmp_path / "logs" / f"{i}.log").read_text()
