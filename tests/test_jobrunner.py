@@ -106,6 +106,19 @@ def test_switched_off_or_unreachable_server_runs_the_job_in_its_own_process(tmp_
         assert __import__("json").loads((work / "out.json").read_text())["ppid"] != proc.pid
 
 
+def test_a_job_with_another_python_or_module_path_runs_in_its_own_process(tmp_path, server):
+    """A rule run in a conda environment or a container has another interpreter or PYTHONPATH: never handed off."""
+    path, proc = server
+    script, work = _job(tmp_path)
+    env = {jobrunner.SOCKET_ENV: path, "PYTHONPATH": f"{ENV['PYTHONPATH']}{os.pathsep}{tmp_path}"}
+    r = _run(script, work, env)
+    assert r.returncode == 0, r.stderr
+    assert __import__("json").loads((work / "out.json").read_text())["ppid"] != proc.pid
+    r = _run(script, work, {jobrunner.SOCKET_ENV: path})  # the same job with the server's module path: handed off
+    assert r.returncode == 0, r.stderr
+    assert __import__("json").loads((work / "out.json").read_text())["ppid"] == proc.pid
+
+
 @pytest.mark.parametrize("body, code, err", [
     ("import sys\nsys.exit(3)\n", 3, None),
     ("raise RuntimeError('boom')\n", 1, r"Traceback \(most recent call last\):\n  File \".*job.py\", line \d+"),

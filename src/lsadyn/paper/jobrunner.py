@@ -111,6 +111,7 @@ def hand_off() -> None:
             if stream is not None:
                 stream.flush()
         _send(sock, {"script": script, "cwd": os.getcwd(), "env": dict(os.environ), "argv": sys.argv,
+                     "python": _python_identity(),
                      "fds": fds}, fds)
         reply = _read_line(sock)
     except (OSError, EOFError, ValueError):
@@ -120,6 +121,13 @@ def hand_off() -> None:
         sock.close()
         return  # the server declined (e.g. it could not fork safely): run here
     _wait_for_child(sock, int(reply.split()[1]))
+
+
+def _python_identity() -> list:
+    """What must match between a job and the server for the job to run in the server's child: the interpreter
+    and where it finds modules (a rule run in a conda environment or container has another one)."""
+    return [sys.executable, sys.prefix, sys.version, os.environ.get("PYTHONPATH", ""),
+            os.environ.get("PYTHONHOME", "")]
 
 
 def _fd_open(fd: int) -> bool:
@@ -322,6 +330,7 @@ def serve(path: str, parent: int, scripts=(), preload=PRELOAD) -> None:
     import time
 
     _die_with(parent)
+    _STATE["identity"] = _python_identity()  # before any job's environment is seen
     stopping = []
     signal.signal(signal.SIGTERM, lambda s, f: stopping.append(s))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the clients' to forward
@@ -435,8 +444,10 @@ def _accept(listener: socket.socket, jobs: dict, by_conn: dict, server_fds: list
             os.close(fd)
         conn.close()
         return
-    if _threads() != 1:  # never fork a process with threads
-        conn.sendall(b"no threads\n")
+    if req.get("python") != _STATE.get("identity") or _threads() != 1:
+        # another interpreter or module path (conda/container rule): the job runs where it is; and never fork
+        # a process with threads
+        conn.sendall(b"no\n")
         for fd in fds:
             os.close(fd)
         conn.close()
