@@ -76,21 +76,49 @@ def pytest_unconfigure(config):
         shutil.rmtree(os.environ["LSADYN_TESTS_SCONTROL_STUB"], ignore_errors=True)
 
 
+# Builds that need the shared quick build only at their end (they compare with it): under xdist they run on the
+# worker that is not building it, at the start (the SLURM test mostly waits for the executor's status checks while
+# the shared build uses both cores).
+BESIDE_THE_BUILD = ("test_slurm_build", "test_killed_run")
+# The longest tests that do not need the build (measured: 4-15 s each, most of it Snakemake or CLI processes), run
+# first among the fast tests so that the two workers finish together instead of one running a long test at the end.
+LONG_FAST = ("test_sigterm_drains", "test_truncated_intermediate", "test_a_local_snakemake_build",
+             "test_sweep_config_plans", "test_dry_run_plans_every_result", "test_snakemake_config_errors",
+             "test_edited_callee_recompiles", "test_second_copy_loads", "test_sigint_to_the_group",
+             "test_sigkill_of_snakemake", "test_cli_long_run", "test_library_example_runs",
+             "test_small_build_gives_rows", "test_lint_and_format", "test_readme_sweep_size")
+# Tests that need the shared build, longest first.
+AFTER_THE_BUILD = ("test_report_renders", "test_failing_job")
+
+
+def _rank(name, names):
+    return next((k for k, prefix in enumerate(names) if name.startswith(prefix)), len(names))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks it adds
 def pytest_collection_modifyitems(config, items):
-    """Order (stable otherwise): first the one test that starts the shared quick build (conftest.built), then
-    the fast tests, then every other test that needs the build or is slow, longest first (the SLURM and killed-run
-    builds). Under xdist one worker builds while the other runs the fast tests; the tests that wait for the build
-    come when it is (nearly) done, instead of blocking the second worker at the start."""
+    """Order (stable otherwise): the test that starts the shared quick build (conftest.built); the builds that need
+    it only at their end (BESIDE_THE_BUILD, one xdist group: `--dist loadgroup` hands out groups of several tests
+    before single tests, so they go to the other worker at once); the fast tests, the longest (LONG_FAST) first;
+    then the tests that need the build or are slow (AFTER_THE_BUILD first). Under xdist one worker builds while the
+    other runs the SLURM and killed-run builds and then the fast tests; the tests that wait for the build come
+    when it is (nearly) done, instead of blocking the second worker at the start."""
     first = next((i for i in items if "built" in getattr(i, "fixturenames", ())), None)
-    late_first = ("test_slurm_build", "test_killed_run", "test_report_renders", "test_failing_job")
 
     def key(item):
         if item is first:
             return (0, 0)
+        if item.name.startswith(BESIDE_THE_BUILD):
+            return (1, _rank(item.name, BESIDE_THE_BUILD))
         if item.get_closest_marker("slow") or "built" in getattr(item, "fixturenames", ()):
-            return (2, next((k for k, name in enumerate(late_first) if item.name.startswith(name)), len(late_first)))
-        return (1, 0)
+            return (4, _rank(item.name, AFTER_THE_BUILD))
+        if item.name.startswith(LONG_FAST):
+            return (2, _rank(item.name, LONG_FAST))
+        return (3, 0)
 
+    for item in items:
+        if item.name.startswith(BESIDE_THE_BUILD):
+            item.add_marker(pytest.mark.xdist_group("beside_the_build"))
     items.sort(key=key)
 
 
