@@ -59,6 +59,18 @@ def test_highdim_rows_state_cluster_shape_per_model():
     assert "single" in rows["C7-shape-usa"]["note"] and rows["C7-shape-usa"]["informational"] is True
 
 
+def test_highdim_shape_row_excludes_undetermined_runs():
+    # an undetermined run that momentarily looks like one cluster is not a clustered end state
+    hd = pd.DataFrame({"scenario": ["identity", "random", "rotation"], "model": ["usa"] * 3, "d": [100] * 3,
+                       "expect": ["cluster_converge", "", "cluster_rotate"],
+                       "regime": ["cluster_converge", "undetermined", "cluster_rotate"],
+                       "check_ok": [True] * 3, "cluster_shape": ["single", "single", "antipodal_pair"],
+                       "mean_token_norm": [1.0, 1.0, 0.03]})
+    row = {r["id"]: r for r in claims_highdim(hd)}["C7-shape-usa"]
+    assert (row["n_tested"], row["n_agree"]) == (2, 1)
+    assert "random: single" not in row["note"] and "1 undetermined run excluded (random)" in row["note"]
+
+
 def test_table_has_the_agreed_columns_and_rejects_duplicate_ids():
     rows = claims_stability(_stability([1e-3, 2e-3, 4e-3], [0.01, 0.02, 0.04]), 0.05)
     t = claims_table(rows)

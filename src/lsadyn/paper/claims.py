@@ -231,7 +231,8 @@ def claims_highdim(hd: pd.DataFrame) -> list[dict]:
     """Rows for C7, per model: (``C7-<model>``) the d = 2 regime of every scenario with a prediction
     reappears in d dimensions (and the same run at tighter tolerances agrees, ``check_ok``);
     (``C7-shape-<model>``, informational) the clustered end states have the d = 2 shape, an antipodal pair
-    (|mean token| < 1), or not;
+    (|mean token| < 1), or not (runs whose regime is ``undetermined`` are not end states: excluded, and counted
+    in the note);
     (``C7x-<model>``, informational) scenarios without a d = 2 prediction."""
     rows = []
     ev = "paper_figures/fig_highdim.pdf; results/tables/highdim.csv"
@@ -246,7 +247,10 @@ def claims_highdim(hd: pd.DataFrame) -> list[dict]:
                          f"C7-shape-{model}", f"particles-{model}", len(tested), len(agree),
                          len(tested) > 0 and len(agree) == len(tested), ev, details))
         if shape_col:
-            cl = g[g.cluster_shape.isin(["single", "antipodal_pair"])]
+            shaped = g[g.cluster_shape.isin(["single", "antipodal_pair"])]
+            # an undetermined run has no end state yet: its momentary shape is not a clustered end state
+            undet = shaped[shaped.regime == "undetermined"]
+            cl = shaped[shaped.regime != "undetermined"]
             pair = cl[cl.cluster_shape == "antipodal_pair"]
             where = "; ".join(f"{r.scenario}: {r.cluster_shape.replace('_', ' ')} (|mean token| "
                               f"{r.mean_token_norm:.2f})" for r in cl.itertuples())
@@ -258,7 +262,9 @@ def claims_highdim(hd: pd.DataFrame) -> list[dict]:
                              f"pairs, {same}", f"particles-{model}",
                              len(cl), len(pair), len(cl) > 0 and len(pair) == len(cl), ev,
                              (where or "no clustered end state") + "; in d = 2 LSA keeps the tokens' split between "
-                             "the two poles, softmax (USA) can gather every token in one cluster",
+                             "the two poles, softmax (USA) can gather every token in one cluster"
+                             + (f"; {len(undet)} undetermined run{'s' if len(undet) != 1 else ''} excluded ("
+                                + ", ".join(undet.scenario) + ")" if len(undet) else ""),
                              informational=True))
         other = g[g.expect == ""]
         if len(other):
