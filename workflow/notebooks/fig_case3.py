@@ -40,7 +40,7 @@ traj = load_arrays(TRAJ, "traj")
 regimes = list(traj["regime"])
 
 # %%
-fig = plt.figure(figsize=(COLUMN_WIDTH, 4.6))
+fig = plt.figure(figsize=(COLUMN_WIDTH, 4.9))
 gs = fig.add_gridspec(3, 1, height_ratios=[1.5, 0.9, 0.9])
 ax = fig.add_subplot(gs[0])
 handles = regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=10)
@@ -79,6 +79,8 @@ if "cluster_rotate" in regimes:
         ax3.axvline(t[k], color="0.7", lw=0.5, ls=":")
     ax3.set_xlabel("$t$")
     ax3.set_ylabel(r"$\arg R_2(t) - \arg R_2(0)$" "\n(unwrapped)")
-    ax3.legend(fontsize=6, loc="lower left" if row.rate_theory < 0 else "upper left", frameon=False)
+    # below the axes: inside, the long theory label ran over the curves (the trial's t = 8-11)
+    ax3.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.42), ncol=2, frameon=False,
+               columnspacing=1.0, handlelength=1.8)
     panel_letter(ax3, "c")
 save_figure(fig, PDF, PNG, DPI)
