@@ -16,7 +16,7 @@
 # (a, b) Regime map, scenario × d, one marker per seed (colour and shape: the observed regime; filled: one
 # cluster or no cluster, open: an antipodal pair). (c) Rotation rate against the derived rate. (d) Oscillation
 # period per seed against d, beside the d = 2 seeds' range. (e) Random N(0, 1/d) weights: fraction of runs per regime. (f, g) β sweep.
-# (c, d, f, g): shape and colour = model (circle LSA, square USA), fill = cluster shape as in (a, b); a run whose
+# (c, d, f, g): shape and colour = model (black circle LSA, purple square USA; no regime colour), fill = cluster shape as in (a, b); a run whose
 # regime differs from the scenario's d = 2 regime is labelled with its regime.
 # Reads results/tables/persistence.csv only.
 
@@ -49,7 +49,8 @@ rnd = table[table.study == "random"]
 bet = table[table.study == "beta"]
 models = list(dict.fromkeys(table.model))
 MODEL_MARK = {"lsa": "o", "usa": "s"}
-MODEL_COLOR = {"lsa": "#0072B2", "usa": "#D55E00"}
+# colours no regime uses (REGIME_STYLE takes blue, orange, green, vermillion, grey): a colour means one thing
+MODEL_COLOR = {"lsa": "#000000", "usa": "#CC79A7"}
 
 
 def shape_face(model, shape):
@@ -64,14 +65,17 @@ def plain_log_ticks(axis):
     axis.set_minor_locator(NullLocator())
 
 # %%
-fig = plt.figure(figsize=(2 * COLUMN_WIDTH, 8.2))
-gs = fig.add_gridspec(4, 2, height_ratios=[1.5, 1, 1, 1])
+fig = plt.figure(figsize=(2 * COLUMN_WIDTH, 9.4))
+# one subfigure per panel group, each with its own legend below it: (a, b) regimes, (c, d) and (f, g) models,
+# (e) regimes as bars
+sub = fig.subfigures(4, 1, height_ratios=[1.6, 1.55, 1.15, 1.25])
+gs_ab, gs_cd, gs_e, gs_fg = (sf.add_gridspec(1, 2) for sf in sub)
 scen = list(dict.fromkeys(dim.scenario))
 dvals = sorted(dim.d.unique())
 expect = dim.drop_duplicates("scenario").set_index("scenario").expect
 letters = iter("abcdefgh")
 for j, model in enumerate(["lsa", "usa"]):
-    ax = fig.add_subplot(gs[0, j])
+    ax = sub[0].add_subplot(gs_ab[0, j])
     g = dim[dim.model == model]
     n_ok = int((g.regime == g.expect).sum())
     for yi, sc in enumerate(scen):
@@ -95,7 +99,7 @@ for j, model in enumerate(["lsa", "usa"]):
     panel_letter(ax, next(letters), x=-0.02 if j else -0.32)
 
 # (c) rotation rate against the derived rate
-ax = fig.add_subplot(gs[1, 0])
+ax = sub[1].add_subplot(gs_cd[0, 0])
 rot = dim[dim.rate_rel_err.notna()]
 SCEN_LS = {"rotation": "-", "saddle_rotate": ":"}  # scenario: line style (fill is the cluster shape, as in a, b)
 for model in models:
@@ -124,7 +128,7 @@ panel_letter(ax, next(letters), x=-0.16)
 
 # (d) oscillation period against d, beside the d = 2 seeds' range (persistence.period_comparison: the period
 # belongs to the orbit the tokens select, so seeds differ at one d; a change with d means something beyond that)
-ax = fig.add_subplot(gs[1, 1])
+ax = sub[1].add_subplot(gs_cd[0, 1])
 osc = dim[(dim.regime == "oscillate") & dim.period.notna()]
 outside = []
 for model in models:
@@ -154,7 +158,13 @@ ax.legend(fontsize=6, frameon=False)
 panel_letter(ax, next(letters), x=-0.14)
 
 # (e) random weights
-ax = fig.add_subplot(gs[2, :])
+def bar_style(regime):
+    """Bar of one regime in (e) and its legend patch: regime colour, undetermined hatched."""
+    return dict(facecolor=REGIME_STYLE[regime]["color"], hatch="//" if regime == "undetermined" else None, ec="white",
+                lw=0.3)
+
+
+ax = sub[2].add_subplot(gs_e[0, :])
 labels = list(REGIME_STYLE)
 xt, xl, x = [], [], 0.0
 for model in models:
@@ -164,8 +174,7 @@ for model in models:
         for lab in labels:
             frac = float((g.regime == lab).mean())
             if frac:
-                ax.bar(x, frac, bottom=bottom, width=0.8, color=REGIME_STYLE[lab]["color"],
-                       hatch="//" if lab == "undetermined" else None, ec="white", lw=0.3)
+                ax.bar(x, frac, bottom=bottom, width=0.8, **bar_style(lab))
             bottom += frac
         xt.append(x)
         xl.append(f"{d}")
@@ -189,7 +198,7 @@ panel_letter(ax, next(letters), x=-0.06)
 
 # (f) rotation scenario over beta, (g) oscillation scenario over beta
 for col, sc in enumerate(["rotation", "oscillation"]):
-    ax = fig.add_subplot(gs[3, col])
+    ax = sub[3].add_subplot(gs_fg[0, col])
     g = bet[bet.scenario == sc]
     if len(g):
         for model in models:
@@ -226,15 +235,28 @@ for col, sc in enumerate(["rotation", "oscillation"]):
     ax.set_xlabel(r"inverse temperature $\beta$")
     panel_letter(ax, next(letters), x=-0.14)
 
+# (a, b): marker shape and colour = regime, fill = cluster shape
 handles = [Line2D([], [], marker=st["marker"], ls="", mfc=st["color"], mec=st["color"], ms=5, label=st["label"])
            for st in REGIME_STYLE.values()]
-handles += [Line2D([], [], marker="o", ls="", mfc="white", mec="k", ms=5, label="open: antipodal pair (all panels)"),
-            Line2D([], [], marker="o", ls="", mfc="k", mec="k", ms=5, label="filled: one cluster / none"),
-            Patch(fill=False, ec="k", ls="--", lw=0.6, label="(a, b) cell with a run off the d = 2 regime")]
-handles += [Line2D([], [], marker=MODEL_MARK[m], ls="", mfc=MODEL_COLOR[m], mec=MODEL_COLOR[m], ms=4,
-                   label=f"(c, d, f, g) {m.upper()}") for m in models]
-# (a, b): marker shape and colour = regime; (c, d, f, g): shape and colour = model
-fig.legend(handles=handles, loc="outside lower center", ncol=5, fontsize=6, frameon=False)
+handles += [Line2D([], [], marker="o", ls="", mfc="white", mec="0.4", ms=5, label="open: antipodal pair"),
+            Line2D([], [], marker="o", ls="", mfc="0.4", mec="0.4", ms=5, label="filled: one cluster / none"),
+            Patch(fill=False, ec="k", ls="--", lw=0.6, label="cell with a run off the d = 2 regime")]
+sub[0].legend(handles=handles, loc="outside lower center", ncol=4, fontsize=6, frameon=False,
+              title="(a, b): regime (marker and colour)", title_fontsize=6)
+# (c, d, f, g): marker shape and colour = model, fill = cluster shape as in (a, b)
+model_handles = [Line2D([], [], marker=MODEL_MARK[m], ls="", mfc=MODEL_COLOR[m], mec=MODEL_COLOR[m], ms=4,
+                        label=m.upper()) for m in models]
+model_handles += [Line2D([], [], marker="o", ls="", mfc="white", mec="0.4", ms=4, label="open: antipodal pair"),
+                  Line2D([], [], marker="o", ls="", mfc="0.4", mec="0.4", ms=4, label="filled: one cluster / none")]
+for sf, which in ((sub[1], "(c, d)"), (sub[3], "(f, g)")):
+    sf.legend(handles=model_handles, loc="outside lower center", ncol=len(model_handles), fontsize=6, frameon=False,
+              title=f"{which}: model (marker and colour)", title_fontsize=6)
+# (e): regime as bars, undetermined hatched as drawn
+present = [lab for lab in REGIME_STYLE if (rnd.regime == lab).any()]
+if present:
+    sub[2].legend(handles=[Patch(**bar_style(lab), label=REGIME_STYLE[lab]["label"]) for lab in present],
+                  loc="outside lower center", ncol=len(present), fontsize=6, frameon=False,
+                  title="(e): regime", title_fontsize=6, handlelength=2.6, handleheight=1.5)
 d_max = max(dvals) if dvals else 0
 fig.suptitle(f"C7 measured: runs keeping their scenario's $d = 2$ regime, $d = 2$ to {d_max}: "
              f"{int((dim.regime == dim.expect).sum())} of {len(dim)} (LSA and USA)", fontsize=8)
