@@ -1,8 +1,16 @@
 # lsadyn: rebuild every result of the paper with `snakemake --cores N`.
 # Wiring only: the science lives in src/lsadyn, the glue in workflow/scripts.
+import os
 import sys
 
 from snakemake.utils import min_version, validate
+
+# This checkout's lsadyn, for the Snakefile and (through PYTHONPATH) for every job, whichever copy pip installed:
+# Snakemake decides what to rerun from src/lsadyn here, so the code that runs must be the same.
+_SRC = os.path.join(workflow.basedir, "src")
+sys.path.insert(0, _SRC)
+_PATH = os.environ.get("PYTHONPATH")
+os.environ.update(PYTHONPATH=_SRC + (os.pathsep + _PATH if _PATH else ""))
 
 from lsadyn.paper.config import check_config, load_config_file
 from lsadyn.paper.findings import build_summary

@@ -157,7 +157,8 @@ def cluster_rate(V, beta: float, model: str) -> float:
 
 def flip_deltas(margin: float, norm_V: float, d: int) -> tuple[float, float]:
     r"""(δ_min, δ_typ) = (|m₀| / ‖V‖_F, |m₀| d / ‖V‖_F): below δ_min no perturbation of relative size δ can
-    move the rotation margin m₀ across 0 to first order; near δ_typ a random one typically does."""
+    move the rotation margin m₀ across 0 to first order; δ_typ is only a heuristic scale for a random direction
+    (a perturbation's projection on the margin shrinks like 1/d; not tested as a prediction)."""
     if not norm_V > 0:
         return np.nan, np.nan
     return abs(margin) / norm_V, abs(margin) * d / norm_V
