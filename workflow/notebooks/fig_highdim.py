@@ -50,7 +50,7 @@ SHAPE_FACE = {"single": "filled", "antipodal_pair": "open"}
 END_STEP = 0.1  # (a, b): spacing of the end-marker columns right of t_max, in units of t_max
 
 # %%
-fig, axes = plt.subplots(3, len(models), figsize=(COLUMN_WIDTH, 6.0), sharey="row", squeeze=False,
+fig, axes = plt.subplots(3, len(models), figsize=(COLUMN_WIDTH, 6.5), sharey="row", squeeze=False,
                          gridspec_kw={"height_ratios": [1.4, 1, 1]})
 seen = {}
 for j, model in enumerate(models):
@@ -78,6 +78,8 @@ for j, model in enumerate(models):
     axes[0, j].set_xticks([0, 0.5, 1])
     d = int(table.d.iloc[0])
     axes[0, j].set_title(f"{model.upper()}, $d = {d}$, $n = {int(table.n_tokens.iloc[0])}$")
+    for i in (1, 2):  # every panel says its model, not only the top row
+        axes[i, j].set_title(model.upper())
     axes[0, j].set_xlabel("$t/t_{\\max}$\n($t_{\\max}$ of each scenario: legend)")
     axes[1, j].set_xlabel("$t/t_{\\max}$\n($t_{\\max}$ of each scenario: legend)")
     axes[2, j].set_xlabel(r"$\langle x_i, x_j\rangle$ at $t_{\max}$")
@@ -100,12 +102,18 @@ handles = [Line2D([], [], color=OKABE_ITO[k % len(OKABE_ITO)], ls=LINESTYLES[k %
                                                      if table_expect.get(s, "") else " (no d = 2 prediction)")
                   + f", {horizon_text(s)}")
            for k, s in enumerate(SCEN)]
-handles += [Line2D([], [], marker=st["marker"], ls="", mfc="0.6", mec="k", mew=0.5, ms=4,
-                   label=f"observed: {st['label']}") for st in seen.values()]
+markers = [Line2D([], [], marker=st["marker"], ls="", mfc="0.6", mec="k", mew=0.5, ms=4,
+                  label=f"observed: {st['label']}") for st in seen.values()]
 if has_shape:
-    handles += [Line2D([], [], marker="o", ls="", mfc="0.6", mec="k", ms=4, label="filled: one cluster"),
+    markers += [Line2D([], [], marker="o", ls="", mfc="0.6", mec="k", ms=4, label="filled: one cluster"),
                 Line2D([], [], marker="o", ls="", mfc="white", mec="k", ms=4, label="open: antipodal pair")]
-fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=6, frameon=False)
+# left column the scenarios (lines, every panel), right column the end markers of (a, b): blank rows pad the
+# shorter one (a legend fills its columns in order)
+rows = max(len(handles), len(markers))
+blank = Line2D([], [], ls="", label=" ")
+handles = handles + [blank] * (rows - len(handles)) + markers + [blank] * (rows - len(markers))
+fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=6, frameon=False,
+           title="line: scenario (all panels)        marker at the end of (a, b): observed regime", title_fontsize=6)
 tested = table[table.expect.fillna("") != ""]
 fig.suptitle(f"C7: embedded $d = 2$ scenarios at $d = {d}$:\n{int((tested.regime == tested.expect).sum())} of "
              f"{len(tested)} runs with a $d = 2$ prediction reach it (LSA and USA)\n"
