@@ -14,7 +14,7 @@
 # %% [markdown]
 # # Off the OA manifold: tokens keep oscillating about the OA interior point
 # (a) Peak-to-peak amplitude of |R₂| in the final window against the distance D of the token population
-# from the OA manifold (conserved by the flow), for a fixed density 1 + s cos 2ξ at several n and for
+# from the OA manifold (conserved by the flow), for a fixed density 1 + s cos 4θ at several n and for
 # i.i.d. starts. (b) |R₂(t)| at the largest s for the smallest and largest n, and OA. Reads results only.
 # s is the density's amplitude (config offmanifold.eps, column eps); ε is kept for the bounded-Lipschitz
 # distance of fig_stability and claim C6.
@@ -46,10 +46,14 @@ col = {n: colors[i % len(colors)] for i, n in enumerate(ns)}
 # %%
 fig, (ax, bx) = plt.subplots(1, 2, figsize=(COLUMN_WIDTH * 2, 2.9), gridspec_kw={"width_ratios": [1, 1.3]})
 dens, iid = df[df.start == "density"], df[df.start == "iid"]
+# the density runs of every n sit at the same D with (nearly) the same amplitude: concentric rings, largest for the
+# smallest n, the largest n a filled dot, so every n stays visible without moving a point off its D
+ring = dict(zip(ns, np.linspace(70, 8, len(ns)) if len(ns) > 1 else [20]))
 for n in ns:
     d = dens[dens.n == n]
-    ax.scatter(d.oa_distance, d.amplitude, s=26 if n == ns[0] else 10, color=col[n], marker="o",
-               label=f"density, $n = {n}$")
+    last = n == ns[-1]
+    ax.scatter(d.oa_distance, d.amplitude, s=ring[n], marker="o", facecolors=col[n] if last else "none",
+               edgecolors=col[n], linewidths=0.9, zorder=3, label=f"density, $n = {n}$")
     i = iid[iid.n == n]
     ax.scatter(i.oa_distance, i.amplitude, s=14, facecolors="none", edgecolors=col[n], marker="s",
                label=f"i.i.d., $n = {n}$")
@@ -79,7 +83,7 @@ if len(lim):  # zoom on the oscillation about the OA limit (the rise from |R2(0)
     bx.set_ylim(r_star - 1.5 * amp, r_star + 1.2 * amp)
 bx.set_xlabel(r"$t$ ($\beta = 1$)")
 bx.set_ylabel(r"$|R_2(t)|$")
-bx.set_title(rf"(b) density $1 + s\cos 2\xi$, $s = {top:g}$ ($D = s/4 = {top / 4:g}$)")
+bx.set_title(rf"(b) density $1 + s\cos 4\theta$, $s = {top:g}$ ($D = s/4 = {top / 4:g}$)")
 bx.legend(fontsize=6, loc="lower right", frameon=False)
 fig.suptitle(r"C1b beyond the OA manifold ($V = I$, sym$(A) \prec 0$): $|R_2|$ of tokens off the manifold "
              r"and the OA interior point",

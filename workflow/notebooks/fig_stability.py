@@ -47,7 +47,7 @@ st = load_table(TABLE, "stability_run")
 regimes = sorted(dict.fromkeys(st.regime), key=lambda r: not bool(st[st.regime == r].hypothesis.iloc[0]))
 fam_style = {"harmonics": ("o", OKABE_ITO[0]), "von_mises": ("s", OKABE_ITO[1]), "clumps": ("^", OKABE_ITO[2]),
              "random": ("D", OKABE_ITO[4])}
-FAMILY_LABEL = {"harmonics": r"density $1 + s\cos 2\theta$", "von_mises": "von Mises mixture",
+FAMILY_LABEL = {"harmonics": r"density $1 + s\sum_{k \leq 3} \cos(2k\theta + \varphi_k)/k$", "von_mises": "von Mises mixture",
                 "clumps": "equal clumps", "random": "random sample"}
 FLOOR = 1e-6  # discrepancies below this are drawn on it (open markers): zero up to the integration tolerance
 
