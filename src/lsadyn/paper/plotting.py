@@ -60,14 +60,18 @@ def legend_above(ax, handles=None, ncol=2):
 
 
 def regime_scatter(ax, x, y, labels, size=9):
-    """Scatter points coloured and shaped by regime label; returns the legend handles."""
+    """Scatter points coloured and shaped by regime label; returns the legend handles. Undetermined points
+    (usually few) are drawn on top of the others, larger and with a thicker ×, so none hides under a
+    determined marker."""
     labels = np.asarray(labels)
     handles = []
     for lab, st in REGIME_STYLE.items():
         sel = labels == lab
         if sel.any():
-            handles.append(ax.scatter(np.asarray(x)[sel], np.asarray(y)[sel], s=size, c=st["color"],
-                                      marker=st["marker"], label=st["label"], linewidths=0.5))
+            top = lab == "undetermined"
+            kw = dict(s=3 * size, linewidths=1.3, zorder=3) if top else dict(s=size, linewidths=0.5)
+            handles.append(ax.scatter(np.asarray(x)[sel], np.asarray(y)[sel], c=st["color"], marker=st["marker"],
+                                      label=st["label"], **kw))
     return handles
 
 
