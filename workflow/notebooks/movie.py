@@ -48,6 +48,7 @@ def movie(d, out):
     R2, axis = data[f"d{d}_R2"], data[f"d{d}_axis"]
     colours = token_colours(X[0])
     fig = plt.figure(figsize=(4.2, 2.3), dpi=DPI, layout="constrained")
+    fig.get_layout_engine().set(w_pad=0.06)
     gs = fig.add_gridspec(1, 2, width_ratios=[1.1, 1])
     ax = fig.add_subplot(gs[0], projection="3d" if d == 3 else None)
     tr = fig.add_subplot(gs[1])
@@ -64,7 +65,9 @@ def movie(d, out):
     tr.plot(t, r, color="0.8", lw=0.8)
     (line,) = tr.plot([], [], color="#D55E00", lw=1.2)
     (dot,) = tr.plot([], [], "o", color="#D55E00", ms=3)
-    tr.set_xlim(0, t[-1])
+    # a margin right of t_max and a layout pad: the last frame's end marker sat on the right spine, at the
+    # canvas edge, and was cut in half
+    tr.set_xlim(0, t[-1] * 1.04)
     tr.set_ylim(-0.02, 1.02)
     tr.set_xlabel("$t$")
     fig.suptitle(f"{TITLE}; d = {d}, n = {X.shape[1]}, linear attention", fontsize=7)
