@@ -160,8 +160,8 @@ panel_letter(ax, next(letters), x=-0.14)
 # (e) random weights
 def bar_style(regime):
     """Bar of one regime in (e) and its legend patch: regime colour, undetermined hatched."""
-    return dict(facecolor=REGIME_STYLE[regime]["color"], hatch="//" if regime == "undetermined" else None, ec="white",
-                lw=0.3)
+    return {"facecolor": REGIME_STYLE[regime]["color"], "hatch": "//" if regime == "undetermined" else None,
+            "ec": "white", "lw": 0.3}
 
 
 ax = sub[2].add_subplot(gs_e[0, :])

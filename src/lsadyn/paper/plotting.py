@@ -69,7 +69,7 @@ def regime_scatter(ax, x, y, labels, size=9):
         sel = labels == lab
         if sel.any():
             top = lab == "undetermined"
-            kw = dict(s=3 * size, linewidths=1.3, zorder=3) if top else dict(s=size, linewidths=0.5)
+            kw = {"s": 3 * size, "linewidths": 1.3, "zorder": 3} if top else {"s": size, "linewidths": 0.5}
             handles.append(ax.scatter(np.asarray(x)[sel], np.asarray(y)[sel], c=st["color"], marker=st["marker"],
                                       label=st["label"], **kw))
     return handles
