@@ -36,7 +36,7 @@ def _load(path: Path) -> dict:
 
 def _s(x: float) -> str:
     if x >= 120:
-        return f"{int(x // 60)} min {x % 60:.0f} s"
+        return f"{int(x // 60)} min" if x % 60 == 0 else f"{int(x // 60)} min {x % 60:.0f} s"
     return f"{x:.3g} s"
 
 
@@ -77,7 +77,7 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
         lines.append(
             f"| d = 2 token run, per point-token-evaluation (compiled DOP853, 1000 tokens) "
             f"| {r['token_run_ns_per_point_token_eval']:.3g} ns | fused compiled field alone: "
-            f"{r['token_floor_ns_per_point_token']:.3g} ns | {r['token_run_over_floor']:.2g}× | ≤ 2× "
+            f"{r['token_floor_ns_per_point_token']:.3g} ns | {r['token_run_over_floor']:.3g}× | ≤ 2× "
             f"| {_yes(r['token_run_over_floor'] <= 2)} |")
         lines.append(f"| the same through scipy's DOP853 (reference path) | | | {r['token_scipy_over_floor']:.3g}× "
                      "| | |")
