@@ -72,8 +72,10 @@ def main(argv=None) -> int:
         sys.exit("bench_tests: git is needed to make a fresh copy of the checkout")
     try:
         record = json.loads(OUT.read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
+    except FileNotFoundError:
         record = {}
+    except json.JSONDecodeError as e:
+        sys.exit(f"{OUT.relative_to(ROOT)}: not valid JSON ({e.msg}, line {e.lineno}); delete it to start a new record")
     runs = record.get("runs", {})
     for name, (label, pytest_args, target) in COMMANDS.items():
         if args.fast_only and name != "fast":
