@@ -46,7 +46,7 @@ rot = sim[sim.regime_oa == "cluster_rotate"]
 mu = np.linspace(mu_c * 1.0005, sim.x.max(), 400)
 ax.plot(mu, np.pi / (beta * np.sqrt(mu**2 - mu_c**2)), color="0.4", lw=0.8, ls="--",
         label=rf"theory $\pi/(\beta\sqrt{{\mu^2-s^2}})$, $\beta = {beta:g}$")
-ax.plot(rot.x, rot.period_oa, "o", ms=2.5, color="#E69F00", label="OA sweep: period of $R_2$")
+ax.plot(rot.x, rot.period_oa, "o", ms=2.5, color="k", label="OA sweep: period of $R_2$")
 regime_scatter(ax, sim.x, np.zeros(len(sim)), sim.regime_oa, size=8)
 ax.axvline(mu_c, color="0.3", lw=0.6, ls=":")
 ax.set_ylim(-3, np.nanmax(rot.period_oa) * 1.1 if len(rot) else 1)
@@ -57,7 +57,7 @@ ax.set_title(f"threshold $\\mu_c = s = {mu_c:g}$; sweep bracket [{fit.mu_converg
              r"regimes on the axis: converge $\mu < \mu_c$, rotate $\mu > \mu_c$", fontsize=6)
 panel_letter(ax, "a", x=-0.1)
 near = rot[rot.x > mu_c]
-ax2.loglog(near.x - mu_c, near.period_oa, "o", ms=2.5, color="#E69F00", label="OA sweep")
+ax2.loglog(near.x - mu_c, near.period_oa, "o", ms=2.5, color="k", label="OA sweep")
 close = near[near.kind == "near_threshold"] if (near.kind == "near_threshold").sum() >= 2 else near.nsmallest(5, "x")
 if len(near):
     dd = np.geomspace((near.x - mu_c).min(), (near.x - mu_c).max(), 100)

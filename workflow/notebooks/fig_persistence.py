@@ -204,12 +204,16 @@ for col, sc in enumerate(["rotation", "oscillation"]):
         for model in models:
             gm = g[g.model == model].sort_values("beta")
             y = gm.rate if sc == "rotation" else gm.period
+            nudge = 10 ** (0.025 * (1 if model == "usa" else -1))  # as in (d): equal values stay visible
+            last = g.beta.max()
             for r, yy in zip(gm.itertuples(), y):
-                ax.plot(r.beta, yy, marker=MODEL_MARK[model], ms=4.5, ls="", mec=MODEL_COLOR[model],
+                ax.plot(r.beta * nudge, yy, marker=MODEL_MARK[model], ms=4.5, ls="", mec=MODEL_COLOR[model],
                         mfc=shape_face(model, r.cluster_shape), zorder=4)
                 if r.regime != r.expect and np.isfinite(yy):  # say which regime, rather than a new marker
-                    ax.annotate(REGIME_STYLE[r.regime]["short"], (r.beta, yy), xytext=(4, -3),
-                                textcoords="offset points", fontsize=5.5, color=MODEL_COLOR[model])
+                    left = r.beta == last  # at the right edge the label goes left of the marker
+                    ax.annotate(REGIME_STYLE[r.regime]["short"], (r.beta * nudge, yy), xytext=(-4 if left else 4, -3),
+                                ha="right" if left else "left", textcoords="offset points", fontsize=5.5,
+                                color=MODEL_COLOR[model])
         b = np.geomspace(g.beta.min(), g.beta.max(), 50)
         if sc == "rotation":
             ax.plot(b, 2 * b, color=MODEL_COLOR["lsa"], lw=0.8, label=r"LSA derived $2\beta$")
