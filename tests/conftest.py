@@ -148,6 +148,29 @@ def copy_repo(dest: Path) -> Path:
     return dest
 
 
+def child_pids(pid: int) -> list[int]:
+    """Child processes of ``pid`` (from /proc: no procps needed)."""
+    kids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(entry.name))
+    return kids
+
+
+def pid_alive(pid: int) -> bool:
+    """``pid`` exists and is not a zombie (the state after the command name, which may hold spaces)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def smk(cwd, *args, check=True, timeout=1200):
     """``python -m snakemake ARGS`` in ``cwd`` (forked from a server that has imported Snakemake: tests/forkserver.py);
     with ``check``, a failure fails the test with Snakemake's output."""

@@ -21,6 +21,7 @@ import forkserver
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import child_pids, pid_alive
 
 from lsadyn import budget
 from lsadyn.paper import config as pconfig
@@ -720,35 +721,13 @@ def tiny(tmp_path):
     return tmp_path
 
 
-def _children(pid):
-    """Child processes of ``pid`` (from /proc: no procps needed)."""
-    kids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                kids.append(int(entry.name))
-    return kids
-
-
-def _alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def _start(tiny, sleep):
     p = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=tiny, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, env={**ENV, "SLEEP": str(sleep)})
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(_children(p.pid)) < 2:
+    while time.monotonic() < deadline and len(child_pids(p.pid)) < 2:
         time.sleep(0.2)
-    kids = _children(p.pid)
+    kids = child_pids(p.pid)
     assert len(kids) == 2, "jobs did not start"
     _wait_started(tiny)
     return p, kids
@@ -793,7 +772,7 @@ def test_sigint_to_the_group_stops_jobs_exit_130(tiny):
     p = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=tiny, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, env={**ENV, "SLEEP": "60"}, start_new_session=True)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(_children(p.pid)) < 2:
+    while time.monotonic() < deadline and len(child_pids(p.pid)) < 2:
         time.sleep(0.2)
     _wait_started(tiny)
     t0 = time.monotonic()
@@ -815,9 +794,9 @@ def test_sigkill_of_snakemake_leaves_no_orphaned_jobs(tiny):
     p.kill()
     p.wait(timeout=30)
     deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and any(_alive(k) for k in kids):
+    while time.monotonic() < deadline and any(pid_alive(k) for k in kids):
         time.sleep(0.2)
-    assert not any(_alive(k) for k in kids)
+    assert not any(pid_alive(k) for k in kids)
     assert not list((tiny / "out").glob("*.txt")) and not list((tiny / "out").glob(".*"))  # no temp files
 
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import child_pids, pid_alive
 
 from lsadyn.paper import jobrunner
 
@@ -138,27 +139,6 @@ def test_exit_codes_and_errors_reach_the_caller_unchanged(tmp_path, server, body
     assert handed.stderr == own.stderr
 
 
-def _children_of(pid):
-    kids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                kids.append(int(entry.name))
-    return kids
-
-
-def _alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def _wait(cond, timeout=20):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -187,13 +167,13 @@ def test_signal_to_the_client_stops_the_child_cleanly(tmp_path, server, sig, cod
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert _wait(lambda: (work / "child.pid").exists() and "started" in (work / "job.log").read_text(), 60)
     child = int((work / "child.pid").read_text())
-    assert child in _children_of(proc.pid)
+    assert child in child_pids(proc.pid)
     t0 = time.monotonic()
     client.send_signal(sig)
     _, err = client.communicate(timeout=30)
     assert time.monotonic() - t0 < 10
     assert client.returncode == code, err
-    assert not _alive(child)
+    assert not pid_alive(child)
     assert not (work / "out.csv").exists() and not list(work.glob(".out*"))
     assert f"job interrupted ({sig.name})" in (work / "job.log").read_text()
 
@@ -206,7 +186,7 @@ def test_killed_client_stops_its_child(tmp_path, server):
     child = int((work / "child.pid").read_text())
     client.kill()
     client.wait()
-    assert _wait(lambda: not _alive(child)), "the child outlived its client"
+    assert _wait(lambda: not pid_alive(child)), "the child outlived its client"
     assert not (work / "out.csv").exists()
     assert proc.poll() is None  # the server goes on serving
 
@@ -235,13 +215,13 @@ def test_server_dies_with_its_parent_and_stop_removes_the_socket(tmp_path):
     assert Path(path).parent.stat().st_mode & 0o777 == 0o700
     p.kill()
     p.wait()
-    assert _wait(lambda: not _alive(pid)), "the server outlived the process that started it"
+    assert _wait(lambda: not pid_alive(pid)), "the server outlived the process that started it"
     assert not os.path.exists(path)
 
     p = subprocess.Popen([sys.executable, str(starter), "stop"], env=ENV, stdout=subprocess.PIPE, text=True)
     path, pid = p.stdout.readline().split()
     assert p.stdout.readline().strip() == "stopped"
-    assert not _alive(int(pid)) and not os.path.exists(Path(path).parent)
+    assert not pid_alive(int(pid)) and not os.path.exists(Path(path).parent)
     p.kill()
     p.wait()
 
@@ -396,7 +376,7 @@ def test_ctrl_c_stops_handed_off_jobs_and_the_server_exit_130(tmp_path):
     assert p.returncode == 130, out
     assert "Traceback" not in out and "KeyboardInterrupt" not in out, out
     for child, server in pids:
-        assert not _alive(child) and not _alive(server)
+        assert not pid_alive(child) and not pid_alive(server)
         i = next(f.name.split("_")[1] for f in tmp_path.glob("handed_*") if f.read_text().startswith(f"{child} "))
         assert not (tmp_path / "out" / f"{i}.txt").exists()
         assert "job interrupted (SIGINT)" in (tmp_path / "logs" / f"{i}.log").read_text()
