@@ -1,5 +1,5 @@
 """Time the README's test commands: ``python3 -m pytest -m "not slow"`` (fast tests) and ``python3 -m pytest``
-(the full suite), each in a fresh copy of the checkout (``git archive HEAD``), one after the other.
+(the full suite), each in a fresh copy of the checkout (``bench_pipeline.fresh_copy``: no results or caches), one after the other.
 
 Issue #11's targets on 2 cores: fast tests ≤ 45 s, full suite ≤ 4 min. Records wall and CPU seconds (the
 pytest process and all its children), the pytest summary line, the exit code and the load average before each
@@ -13,15 +13,12 @@ Usage: ``python benchmarks/bench_tests.py [--fast-only]``.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import platform
 import resource
-import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -34,15 +31,10 @@ COMMANDS = {  # name -> (label, pytest arguments, target in seconds)
 }
 
 
-def fresh_copy(dest: Path) -> None:
-    """The committed tree of HEAD (no results, caches or local edits) in ``dest``."""
-    tar = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(tar)) as t:
-        t.extractall(dest, filter="data")
-
-
 def time_pytest(args: list[str]) -> dict:
     """Run pytest with ``args`` in a fresh copy; wall and CPU seconds, summary line, exit code."""
+    from bench_pipeline import fresh_copy  # the pipeline benchmark's fresh copy (no results, no caches)
+
     with tempfile.TemporaryDirectory(prefix="lsadyn-bench-tests-") as tmp:
         copy = Path(tmp) / "lsadyn"
         fresh_copy(copy)
@@ -68,8 +60,6 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fast-only", action="store_true", help="time the fast tests only (keep the full-suite record)")
     args = ap.parse_args(argv)
-    if shutil.which("git") is None:
-        sys.exit("bench_tests: git is needed to make a fresh copy of the checkout")
     try:
         record = json.loads(OUT.read_text())
     except FileNotFoundError:
