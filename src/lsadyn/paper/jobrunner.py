@@ -257,21 +257,16 @@ def _preload(scripts, preload=PRELOAD) -> None:
     """Import ``preload`` and every module the workflow's ``scripts`` import at top level (not the hand-off
     itself); a module that fails to import is left to the job, which then reports the error. Then load the
     compiled lsadyn kernels that numba's cache holds (:func:`_load_cached_kernels`)."""
-    import ast
     import importlib
-    from pathlib import Path
+
+    from .._source_imports import top_level_imports
 
     names = list(preload)
     for script in scripts:
         try:
-            tree = ast.parse(Path(script).read_bytes())
+            names += top_level_imports(script)
         except (OSError, SyntaxError):
             continue
-        for node in tree.body:
-            if isinstance(node, ast.Import):
-                names += [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names.append(node.module)
     for name in dict.fromkeys(names):
         if name in _NEVER or name.startswith("__"):
             continue
