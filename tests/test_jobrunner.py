@@ -226,9 +226,23 @@ def test_server_dies_with_its_parent_and_stop_removes_the_socket(tmp_path):
     p.wait()
 
 
+class _Job:
+    def __init__(self, script):
+        self.is_script = script  # as snakemake.jobs.Job.is_script: the rule has a `script:`
+
+
+class _DAG:
+    def __init__(self, scripts, others):
+        self.jobs = [_Job(True)] * scripts + [_Job(False)] * others
+
+    def needrun_jobs(self):
+        return iter(self.jobs)
+
+
 class _Workflow:
-    def __init__(self, local=True, dry=False, remote=False):
+    def __init__(self, local=True, dry=False, remote=False, scripts=50, others=1):
         self.local_exec, self.dryrun, self.remote_exec, self.basedir = local, dry, remote, str(ROOT)
+        self.dag = _DAG(scripts, others)
 
 
 @pytest.mark.parametrize("wf", [_Workflow(local=False), _Workflow(dry=True), _Workflow(remote=True)])
@@ -241,6 +255,34 @@ def test_switch_off_starts_no_server(monkeypatch):
     monkeypatch.setenv(jobrunner.SWITCH_ENV, "0")
     assert jobrunner.start(_Workflow()) is None
     assert jobrunner._STATE["server"] is None
+
+
+def test_a_build_with_few_script_jobs_starts_no_server_and_a_larger_one_does(tmp_path, monkeypatch):
+    """Rebuilding a figure or two: the server's imports would cost more than they save (jobrunner.MIN_SCRIPT_JOBS,
+    measured); jobs without a `script:` (shell, run, the `all` rule) do not count; the threshold can be set."""
+    monkeypatch.delenv(jobrunner.MIN_JOBS_ENV, raising=False)
+    few = jobrunner.MIN_SCRIPT_JOBS - 1
+    small = {"scripts": [tmp_path / "none.py"], "preload": ()}  # a server that imports nothing (starts at once)
+    assert jobrunner.script_jobs(_Workflow(scripts=few, others=10)) == few
+    assert jobrunner.start(_Workflow(scripts=few, others=10), **small) is None
+    assert jobrunner._STATE["server"] is None and jobrunner.SOCKET_ENV not in os.environ
+    assert jobrunner.start(_Workflow(scripts=1, others=0), **small, min_jobs=2) is None
+    monkeypatch.setenv(jobrunner.MIN_JOBS_ENV, "100")
+    assert jobrunner.start(_Workflow(scripts=few + 1), **small) is None
+    for env, workflow, kw in ((None, _Workflow(scripts=few + 1), {}), ("1", _Workflow(scripts=1, others=0), {}),
+                              ("100", _Workflow(scripts=1, others=0), {"min_jobs": 1})):
+        if env is None:
+            monkeypatch.delenv(jobrunner.MIN_JOBS_ENV)
+        else:
+            monkeypatch.setenv(jobrunner.MIN_JOBS_ENV, env)
+        path = jobrunner.start(workflow, **small, **kw)
+        try:
+            assert path and os.environ[jobrunner.SOCKET_ENV] == path
+            proc = jobrunner._STATE["server"]
+            assert proc is not None and proc.poll() is None
+        finally:
+            jobrunner.stop()
+        assert proc.poll() is not None and jobrunner.SOCKET_ENV not in os.environ
 
 
 def test_every_script_and_notebook_hands_off_before_its_other_imports():
@@ -288,8 +330,8 @@ TINY_JOB = textwrap.dedent("""
     time.sleep(0.5 + (2.0 if snakemake.wildcards.i == "0" else 0))
     if snakemake.wildcards.i == os.environ.get("FAIL"):
         raise ValueError("job " + snakemake.wildcards.i + " fails")
-    with open(snakemake.output[0], "w") as fh:
-        fh.write(f"{jobrunner._STATE['in_child']}\\n")
+    with open(snakemake.output[0], "w") as fh:  # handed off? did the build start a server?
+        fh.write(f"{jobrunner._STATE['in_child']} {jobrunner.SOCKET_ENV in os.environ}\\n")
 """)
 
 
@@ -302,9 +344,15 @@ def test_a_local_snakemake_build_hands_its_jobs_off_and_reports_their_errors(tmp
     r = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=tmp_path, env=ENV,
                        capture_output=True, text=True, timeout=300, check=False)
     assert r.returncode == 0, r.stderr
-    handed = [(tmp_path / "out" / f"{i}.txt").read_text().strip() for i in range(6)]
-    assert "True" in handed, handed  # job 0 takes long enough for the server to get ready for later jobs
+    handed = [(tmp_path / "out" / f"{i}.txt").read_text().split() for i in range(6)]
+    assert ["True", "True"] in handed, handed  # job 0 takes long enough for the server to get ready for later jobs
+    assert all(server == "True" for _, server in handed), handed
     assert set(tmp.glob("lsadyn-jobs-*")) <= before  # the socket's directory is removed at the end
+    (tmp_path / "out" / "1.txt").unlink()  # a one-job rebuild starts no server (jobrunner.MIN_SCRIPT_JOBS)
+    r = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=tmp_path, env=ENV,
+                       capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out" / "1.txt").read_text().split() == ["False", "False"]
     for f in (tmp_path / "out").glob("*.txt"):
         f.unlink()
     r = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=tmp_path,

@@ -16,7 +16,8 @@ once, then listens on a Unix socket in a private (0700) temporary directory. Eac
   same signal). Inside the child :func:`hand_off` returns and the script goes on as it would in its own
   process;
 * anywhere else — no server (cluster jobs: :func:`start` is only called for local, non-dry-run builds; a
-  script run by hand; the first jobs of a build, before the server has finished importing),
+  build with fewer than :data:`MIN_SCRIPT_JOBS` script jobs to run; a script run by hand; the first jobs of a
+  build, before the server has finished importing),
   ``LSADYN_JOB_RUNNER=0``, not Linux, or any failure to reach the server — it returns at once and the
   script runs in its own process, as without the runner.
 
@@ -51,6 +52,14 @@ import sys
 SOCKET_ENV = "LSADYN_JOB_RUNNER_SOCKET"
 #: ``LSADYN_JOB_RUNNER=0`` switches the runner off (every job runs in its own process).
 SWITCH_ENV = "LSADYN_JOB_RUNNER"
+#: ``LSADYN_JOB_RUNNER_MIN_JOBS=N``: start the server only for a build with at least N script jobs to run.
+MIN_JOBS_ENV = "LSADYN_JOB_RUNNER_MIN_JOBS"
+#: A build with fewer script jobs to run starts no server (its jobs run in their own processes). The server needs
+#: ~3 s of CPU to import and load kernels, and only jobs started after that are handed off: measured at
+#: ``--cores 2``, rerunning N figure jobs of a built quick config (runner on vs off, interleaved, 2-6 runs each), the
+#: server cost 1 job +3 core-s, 2 jobs +3.5 core-s and +2 s wall, 3-4 jobs about the same wall and +1 core-s, while
+#: it saved 5 jobs ~4.5 s wall and ~3 core-s, 6 jobs ~6 s wall and ~3 core-s.
+MIN_SCRIPT_JOBS = 5
 #: Seconds between SIGTERM and SIGKILL for a child whose client died.
 KILL_AFTER = 10.0
 #: Third-party modules every server imports (besides what the workflow's scripts import).
@@ -185,9 +194,28 @@ def _wait_for_child(sock: socket.socket, child: int) -> None:
 # ------------------------------------------------------------------------------------------------ Snakefile
 
 
-def start(workflow=None, *, scripts=(), preload=PRELOAD) -> str | None:
+def script_jobs(workflow) -> int:
+    """The number of jobs with a ``script:`` that this build will run (Snakemake's DAG, as at ``onstart:``)."""
+    return sum(1 for job in workflow.dag.needrun_jobs() if getattr(job, "is_script", False))
+
+
+def _min_jobs(min_jobs: int | None) -> int:
+    if min_jobs is not None:
+        return min_jobs
+    value = os.environ.get(MIN_JOBS_ENV, "")
+    try:
+        return int(value) if value.strip() else MIN_SCRIPT_JOBS
+    except ValueError:
+        sys.stderr.write(f"lsadyn: note: {MIN_JOBS_ENV}={value!r} is not a whole number; using {MIN_SCRIPT_JOBS}\n")
+        return MIN_SCRIPT_JOBS
+
+
+def start(workflow=None, *, scripts=(), preload=PRELOAD, min_jobs: int | None = None) -> str | None:
     """Start the job-runner server for this (local) build and export its socket path to the jobs; returns the
-    path, or None when the runner does not apply (cluster execution, dry run, switched off, not Linux).
+    path, or None when the runner does not apply (cluster execution, dry run, switched off, not Linux) or does not
+    pay: a build with fewer than ``min_jobs`` script jobs to run (default :data:`MIN_SCRIPT_JOBS`, or
+    ``$LSADYN_JOB_RUNNER_MIN_JOBS``; rebuilding a figure or two after an edit), whose jobs would mostly start before
+    the server is ready while its imports take CPU from them.
     Called from the Snakefile's ``onstart:``; the server imports ``preload`` and the modules that ``scripts``
     (default: every workflow/scripts/*.py and workflow/notebooks/*.py under the workflow's directory) import."""
     import atexit
@@ -201,6 +229,8 @@ def start(workflow=None, *, scripts=(), preload=PRELOAD) -> str | None:
         if not getattr(workflow, "local_exec", False) or getattr(workflow, "dryrun", False):
             return None
         if getattr(workflow, "remote_exec", False):
+            return None
+        if script_jobs(workflow) < _min_jobs(min_jobs):
             return None
         if not scripts:
             base = Path(workflow.basedir)
@@ -327,9 +357,12 @@ def serve(path: str, parent: int, scripts=(), preload=PRELOAD) -> None:
     _die_with(parent)
     _STATE["identity"] = _python_identity()  # before any job's environment is seen
     stopping = []
-    signal.signal(signal.SIGTERM, lambda s, f: stopping.append(s))
+    # while it imports, the server has no socket and no child: SIGTERM (stop(), the parent's death) ends it at once
+    # (a build whose jobs all ended before the server was ready waited up to ~3 s in stop() for its imports)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the clients' to forward
     _preload(scripts, preload)
+    signal.signal(signal.SIGTERM, lambda s, f: stopping.append(s))
     gc.collect()
     gc.freeze()  # the preloaded objects are never scanned by the children's collector (fewer copied pages)
     wake_r, wake_w = os.pipe()
