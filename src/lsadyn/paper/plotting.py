@@ -119,12 +119,18 @@ def save_figure(fig, pdf, png, dpi):
     dpi (what ``savefig(png, bbox_inches="tight")`` does), then both files are drawn with the layout
     engine off and that box. Each ``savefig`` would otherwise run the layout, a dry draw and the tight
     box again: half of a figure job's time for the 48 axes of fig_robustness. The PNG is pixel for pixel
-    what it was; the PDF's positions come from the same layout instead of one computed at 72 dpi."""
+    what it was; the PDF's positions come from the same layout instead of one computed at 72 dpi. The layout
+    engine runs by itself (it measures the artists it needs) rather than inside a dry draw of every artist
+    (``draw_without_rendering``): the same layout and box, both files byte for byte as before, without one
+    whole pass over the artists (~0.2 s of a figure job)."""
     for path in (pdf, png):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.set_dpi(dpi)
-    fig.draw_without_rendering()  # runs the layout engine (Agg renderer at the PNG's dpi)
-    box = fig.get_tightbbox(fig.canvas.get_renderer()).padded(plt.rcParams["savefig.pad_inches"])
+    renderer = fig.canvas.get_renderer()  # Agg renderer at the PNG's dpi
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
+    box = fig.get_tightbbox(renderer).padded(plt.rcParams["savefig.pad_inches"])
     # no engine at all ("none" leaves a placeholder, and savefig then dry-draws again); inside the rc context,
     # since savefig resets the engine to None, which outside it means the rc default (constrained layout)
     with plt.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
