@@ -76,3 +76,65 @@ class BlittedPillowWriter(PillowWriter):
         canvas = self.fig.canvas
         im = Image.frombuffer("RGBA", canvas.get_width_height(), bytes(canvas.buffer_rgba()), "raw", "RGBA", 0, 1)
         self._frames.append(im.convert("RGB"))
+
+    def finish(self):
+        """Write the GIF with one 256-colour palette for all frames (:func:`shared_palette`) and each frame
+        mapped to it exactly (:func:`to_palette`). Pillow's writer ran a median cut on every frame (~19 ms
+        at 420 x 230: about half of a movie job's CPU); the frames are the same to the eye (as close to the
+        drawn RGB frames as Pillow's were: mean error < 0.15 of 255, 99th percentile <= 4 on the quick
+        build's movies) and the files are 55-70 % of the size."""
+        frames = [np.asarray(f) for f in self._frames]
+        palette = shared_palette(frames)
+        indexed = []
+        for idx in to_palette(frames, palette):
+            im = Image.frombytes("P", (idx.shape[1], idx.shape[0]), idx.tobytes())
+            im.putpalette(palette.ravel().tolist())
+            indexed.append(im)
+        indexed[0].save(self.outfile, save_all=True, append_images=indexed[1:], duration=int(1000 / self.fps),
+                        loop=0)
+
+
+def shared_palette(frames, n_picks=4):
+    """(256, 3) uint8 palette for RGB ``frames`` (each (h, w, 3) uint8): Pillow's median cut over a montage
+    of ``n_picks`` frames spread over the movie, each of its colours then replaced by the most frequent
+    drawn colour it stands for, so that the background, lines and token fills keep their exact colours."""
+    picks = sorted({round(i * (len(frames) - 1) / max(n_picks - 1, 1)) for i in range(n_picks)})
+    montage = np.concatenate([frames[i] for i in picks], axis=0)
+    index = np.asarray(Image.fromarray(montage).quantize(256)).ravel().astype(np.int64)
+    key = index << 24 | _rgb_code(montage).ravel()
+    uniq, counts = np.unique(key, return_counts=True)
+    order = np.lexsort((-counts, uniq >> 24))  # by palette index, most frequent colour first
+    first = order[np.r_[True, (uniq[order] >> 24)[1:] != (uniq[order] >> 24)[:-1]]]
+    palette = np.zeros((256, 3), np.uint8)
+    palette[uniq[first] >> 24] = _rgb_decode(uniq[first] & 0xFFFFFF)
+    return palette
+
+
+def to_palette(frames, palette):
+    """Each RGB frame as (h, w) uint8 indices into ``palette``: a colour of the palette maps to itself, any
+    other to its nearest palette colour (Euclidean in RGB; no dithering); each distinct colour is looked up
+    once per movie."""
+    pal = palette.astype(np.float32)  # squared distances below are integers < 2**18: exact in float32
+    pal_sq = (pal**2).sum(1)
+    lut = np.full(1 << 24, -1, np.int16)
+    lut[_rgb_code(palette[::-1])] = np.arange(len(palette))[::-1]  # exact colours (first index on repeats)
+    for frame in frames:
+        code = _rgb_code(frame)
+        idx = lut[code]
+        missing = idx < 0
+        if missing.any():
+            new = np.unique(code[missing])
+            c = _rgb_decode(new).astype(np.float32)
+            lut[new] = (pal_sq[None, :] - 2 * (c @ pal.T)).argmin(1)  # + |c|^2, the same for every entry
+            idx = lut[code]
+        yield idx.astype(np.uint8)
+
+
+def _rgb_code(rgb):
+    rgb = np.asarray(rgb)
+    return (rgb[..., 0].astype(np.int64) << 16) | (rgb[..., 1].astype(np.int64) << 8) | rgb[..., 2]
+
+
+def _rgb_decode(code):
+    code = np.asarray(code, dtype=np.int64)
+    return np.stack([code >> 16, (code >> 8) & 255, code & 255], axis=-1).astype(np.uint8)
