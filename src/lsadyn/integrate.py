@@ -17,6 +17,7 @@ Initial conditions are deterministic functions of a seed (:func:`uniform_sphere`
 from __future__ import annotations
 
 import contextlib
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -137,9 +138,21 @@ def _blas_threads_for(n: int):
     """Context: BLAS limited to one thread for n ≤ :data:`SINGLE_THREAD_MAX_N`, else unchanged."""
     if n > SINGLE_THREAD_MAX_N:
         return contextlib.nullcontext()
-    from threadpoolctl import threadpool_limits
+    return one_blas_thread()
 
-    return threadpool_limits(limits=1, user_api="blas")
+
+def one_blas_thread():
+    """Context: this process's BLAS pools limited to one thread, restored on exit. The pools are found once
+    per process (``threadpool_limits`` looks for them anew on each call: ~4.5 ms with the pipeline's
+    libraries loaded, 61 times in one robustness job); a BLAS loaded later is not limited."""
+    return _thread_pools().limit(limits=1, user_api="blas")
+
+
+@functools.cache
+def _thread_pools():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def _integrate_sphere(field, X, shape, t_eval, args, t0, method, rtol, atol, dt, observer, renorm_tol, first_step):

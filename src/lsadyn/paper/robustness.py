@@ -53,7 +53,7 @@ import pandas as pd
 from ..api import particles_regime_batch, time_scale
 from ..decide import decide, window_tolerances
 from ..dynamics import USA_MAX_LOGIT
-from ..integrate import uniform_sphere
+from ..integrate import one_blas_thread, uniform_sphere
 from ..regimes import RegimeTolerances, classify_r2_trajectory
 from ..sphere_integrate import dop853_sphere
 from .claim_row import claim_row as _row
@@ -283,9 +283,7 @@ class BatchSphereRun:
         def observe(Y):
             return _batch_observe(Y.reshape(R, n, d))
 
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             out, X_end, h, _, _ = dop853_sphere(field, self.X[idx].reshape(R * n, d), np.asarray(times, float), None,
                                                 t0=self.s, rtol=self.rtol, atol=self.atol, observer=observe,
                                                 first_step=self.h)
