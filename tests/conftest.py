@@ -62,6 +62,10 @@ def _this_checkout_first():
     os.environ["MPLBACKEND"] = "Agg"
     if src not in sys.path[:1]:
         sys.path.insert(0, src)
+    # threadpoolctl sets KMP_DUPLICATE_LIB_OK=True in os.environ when first imported (lazily, by lsadyn code that a
+    # test calls in process): imported now, before any worker or command starts, the environment stays the same all
+    # session; otherwise every worker started a second fork server (~2 s of imports) at its first command after it
+    import threadpoolctl  # noqa: F401
 
 
 def pytest_configure(config):
