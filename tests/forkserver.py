@@ -27,9 +27,13 @@ import sys
 import tempfile
 import time
 
-#: imported by every server: Snakemake's command line (and its plugins), what the Snakefile imports, the CLI
-PRELOAD = ["snakemake.cli", "snakemake.utils", "lsadyn.paper.config", "lsadyn.paper.findings",
-           "lsadyn.paper.interrupts", "lsadyn.cli", "lsadyn.api"]
+#: imported by every server: Snakemake's command line (and its plugins), what it imports to run a workflow (listed
+#: from the modules a dry run of the Snakefile imported after these: ~0.3 s per command), what the Snakefile imports,
+#: the CLI
+PRELOAD = ["snakemake.cli", "snakemake.utils", "snakemake.api", "snakemake.workflow", "snakemake.dag",
+           "snakemake.profiles", "snakemake.report.html_reporter", "snakemake.storage", "smart_open", "reretry",
+           "graphlib", "tabulate", "lsadyn.paper.config", "lsadyn.paper.findings", "lsadyn.paper.interrupts",
+           "lsadyn.paper.jobrunner", "lsadyn.paper.persistence", "lsadyn.cli", "lsadyn.api"]
 
 SERVER = r"""
 import json, os, runpy, sys
@@ -38,6 +42,11 @@ for name in sys.argv[1].split(","):
         __import__(name)
     except ImportError:
         pass
+try:  # Snakemake's plugin registries (singletons): each command would find and import the installed plugins again
+    from snakemake.cli import get_argument_parser
+    get_argument_parser()
+except Exception:  # noqa: BLE001 (another Snakemake: the commands do it themselves)
+    pass
 import gc
 gc.freeze()  # objects of the preloaded modules: never scanned by the children's collector (no copy-on-write of them)
 requests, replies = os.fdopen(os.dup(0), "r"), os.fdopen(os.dup(1), "w")
