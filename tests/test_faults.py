@@ -705,11 +705,11 @@ JOB = textwrap.dedent("""
     import os, time
     from pathlib import Path
     from lsadyn.paper.io import setup_log, write_csv
-    import pandas as pd
     log = setup_log(snakemake.log[0])
     end = time.monotonic() + float(os.environ.get("SLEEP", "3"))
     while time.monotonic() < end and not Path("release").exists():
         time.sleep(0.05)
+    import pandas as pd  # here, not above: only jobs that write import it (the signal tests wait for the jobs' start)
     write_csv(pd.DataFrame({"x": [1]}), snakemake.output[0])
 """)
 
@@ -726,7 +726,7 @@ def _start(tiny, sleep):
                          stderr=subprocess.STDOUT, text=True, env={**ENV, "SLEEP": str(sleep)})
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(child_pids(p.pid)) < 2:
-        time.sleep(0.2)
+        time.sleep(0.05)
     kids = child_pids(p.pid)
     assert len(kids) == 2, "jobs did not start"
     _wait_started(tiny)
@@ -741,7 +741,7 @@ def _wait_started(tiny, jobs=2):
         logs = [f.read_text() for f in (tiny / "logs").glob("*.log")] if (tiny / "logs").is_dir() else []
         if sum("started" in text for text in logs) >= jobs:
             return
-        time.sleep(0.2)
+        time.sleep(0.05)
     raise AssertionError("job scripts did not start")
 
 
@@ -773,7 +773,7 @@ def test_sigint_to_the_group_stops_jobs_exit_130(tiny):
                          stderr=subprocess.STDOUT, text=True, env={**ENV, "SLEEP": "60"}, start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(child_pids(p.pid)) < 2:
-        time.sleep(0.2)
+        time.sleep(0.05)
     _wait_started(tiny)
     t0 = time.monotonic()
     os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C on a terminal does
@@ -795,7 +795,7 @@ def test_sigkill_of_snakemake_leaves_no_orphaned_jobs(tiny):
     p.wait(timeout=30)
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline and any(pid_alive(k) for k in kids):
-        time.sleep(0.2)
+        time.sleep(0.05)
     assert not any(pid_alive(k) for k in kids)
     assert not list((tiny / "out").glob("*.txt")) and not list((tiny / "out").glob(".*"))  # no temp files
 
