@@ -59,10 +59,15 @@ for line in requests:
     if pid == 0:  # the command: runs the module like `python -m`, then exits like any interpreter
         requests.close()
         replies.close()
+        if req.get("new_session"):  # as subprocess.Popen(start_new_session=True): its own process group
+            os.setsid()
         os.chdir(req["cwd"])
         os.environ.clear()
         os.environ.update(req["env"])
         for fd, path in ((1, req["stdout"]), (2, req["stderr"])):
+            if fd == 2 and path == req["stdout"]:  # stderr=STDOUT
+                os.dup2(1, 2)
+                continue
             f = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.dup2(f, fd)
             os.close(f)
@@ -90,6 +95,7 @@ for line in requests:
 class _Server:
     def __init__(self, env: dict):
         self.buf = b""
+        self.pending: Started | None = None  # a started command not waited for yet
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 (the server's stderr, for as long as it runs)
         self.proc = subprocess.Popen([sys.executable, "-c", SERVER, ",".join(PRELOAD)], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.log, env=env, cwd=tempfile.gettempdir())
@@ -109,6 +115,7 @@ class _Server:
         return json.loads(line)
 
     def run(self, module: str, args: list[str], cwd: str, timeout: float | None) -> subprocess.CompletedProcess:
+        self.settle()
         cmd = [sys.executable, "-m", module, *args]
         with tempfile.TemporaryDirectory() as tmp:
             out, err = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
@@ -127,7 +134,27 @@ class _Server:
             with open(out) as fo, open(err) as fe:
                 return subprocess.CompletedProcess(cmd, done["returncode"], fo.read(), fe.read())
 
+    def start(self, module: str, args: list[str], cwd: str, new_session: bool) -> Started:
+        self.settle()
+        tmp = tempfile.mkdtemp(prefix="forkserver-")
+        out = os.path.join(tmp, "output")
+        req = {"module": module, "args": args, "cwd": os.path.abspath(cwd), "env": self.env, "stdout": out,
+               "stderr": out, "new_session": new_session}
+        self.proc.stdin.write((json.dumps(req) + "\n").encode())
+        self.proc.stdin.flush()
+        self.pending = Started(self, self._reply(60)["pid"], out, [sys.executable, "-m", module, *args])
+        return self.pending
+
+    def settle(self):
+        """A command started with :func:`start` that nobody waited for (its test failed first): stop it, so that
+        the server is free and its replies stay in order."""
+        started = self.pending
+        if started is not None and started.returncode is None:
+            started.kill()
+            started.wait(60)
+
     def close(self):
+        self.settle()
         if self.proc.poll() is None:
             self.proc.stdin.close()
             try:
@@ -136,23 +163,85 @@ class _Server:
                 self.proc.kill()
 
 
+class Started:
+    """A command started by :func:`start` (``subprocess.Popen(..., stdout=PIPE, stderr=STDOUT, text=True)`` for a
+    test that signals it while it runs): ``pid``, ``send_signal``, ``kill``, ``wait``, ``returncode``; its
+    output (stdout and stderr) is read with ``output()`` at any time, in full once it has ended."""
+
+    def __init__(self, server: _Server, pid: int, out: str, cmd: list):
+        self.server, self.pid, self.out, self.args, self.returncode = server, pid, out, cmd, None
+
+    def send_signal(self, sig: int) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, sig)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            done = self.server._reply(timeout)
+            if done is None:
+                raise subprocess.TimeoutExpired(self.args, timeout)
+            global cpu_seconds
+            cpu_seconds += done["cpu"]
+            self.returncode = done["returncode"]
+            self.server.pending = None
+        return self.returncode
+
+    def poll(self) -> int | None:
+        try:
+            return self.wait(0)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def output(self) -> str:
+        try:
+            with open(self.out, errors="replace") as fh:
+                return fh.read()
+        except FileNotFoundError:
+            return ""
+
+
 _servers: dict[tuple, _Server] = {}
 #: CPU time of the commands run so far in this process (servers' children: not in this process's RUSAGE_CHILDREN)
 cpu_seconds = 0.0
 
 
-def run(module: str, *args, cwd=".", env: dict | None = None, timeout: float | None = None
-        ) -> subprocess.CompletedProcess:
-    """``subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True,
-    text=True, timeout=timeout)``, forked from a prepared server (see the module docstring)."""
+def _server(env: dict | None, extra_env: dict | None) -> tuple[tuple, _Server, dict]:
     env = dict(os.environ if env is None else env)
-    args = [str(a) for a in args]
     # pytest sets PYTEST_CURRENT_TEST to each test's id: no import depends on it, the command still gets it
     key = tuple(sorted((k, v) for k, v in env.items() if k != "PYTEST_CURRENT_TEST"))
     server = _servers.get(key)
     if server is None or server.proc.poll() is not None:
         server = _servers[key] = _Server(env)
-    server.env = env  # the command's own environment (the imports saw one that differs at most in the test id)
+    # the command's own environment (the imports saw one that differs at most in the test id and ``extra_env``)
+    server.env = {**env, **(extra_env or {})}
+    return key, server, server.env
+
+
+def start(module: str, *args, cwd=".", env: dict | None = None, extra_env: dict | None = None,
+          new_session: bool = False) -> Started:
+    """``subprocess.Popen([sys.executable, "-m", module, *args], cwd=cwd, env={**env, **extra_env},
+    stdout=PIPE, stderr=STDOUT, text=True, start_new_session=new_session)``, forked from a prepared server; wait
+    for it (``.wait()``) before the next command of this process. ``extra_env``: variables no import reads (the
+    command gets them; the server is the one of ``env``)."""
+    key, server, _ = _server(env, extra_env)
+    try:
+        return server.start(module, [str(a) for a in args], str(cwd), new_session)
+    except (BrokenPipeError, OSError, TypeError, ValueError):  # the server failed: an ordinary process
+        server.close()
+        del _servers[key]
+        raise
+
+
+def run(module: str, *args, cwd=".", env: dict | None = None, timeout: float | None = None,
+        extra_env: dict | None = None) -> subprocess.CompletedProcess:
+    """``subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env={**env, **extra_env},
+    capture_output=True, text=True, timeout=timeout)``, forked from a prepared server (see the module docstring
+    and :func:`start` for ``extra_env``)."""
+    args = [str(a) for a in args]
+    key, server, env = _server(env, extra_env)
     try:
         return server.run(module, args, str(cwd), timeout)
     except (BrokenPipeError, OSError, TypeError, ValueError):  # the server failed: an ordinary process

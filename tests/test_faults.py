@@ -721,9 +721,11 @@ def tiny(tmp_path):
     return tmp_path
 
 
-def _start(tiny, sleep):
-    p = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=tiny, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, env={**ENV, "SLEEP": str(sleep)})
+def _start(tiny, sleep, new_session=False):
+    """``snakemake --cores 2`` in ``tiny`` (its jobs run for ``sleep`` s at most), started as a process forked from
+    the session's fork server (tests/forkserver.py: Snakemake already imported); returns it and its two jobs."""
+    p = forkserver.start("snakemake", "--cores", "2", cwd=tiny, env=ENV, extra_env={"SLEEP": str(sleep)},
+                         new_session=new_session)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(child_pids(p.pid)) < 2:
         time.sleep(0.05)
@@ -750,14 +752,13 @@ def _wait_started(tiny, jobs=2):
 def test_sigterm_drains_with_one_message_exit_143_and_resumes(tiny):
     p, _ = _start(tiny, 60)
     p.send_signal(signal.SIGTERM)
-    seen = []  # the running jobs are let finish once Snakemake has said it received SIGTERM (they were
-    for line in p.stdout:  # sleeping 4 s for it: the same order, by timing)
-        seen.append(line)
-        if "SIGTERM received" in line:
-            break
+    # the running jobs are let finish once Snakemake has said it received SIGTERM
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and "SIGTERM received" not in p.output() and p.poll() is None:
+        time.sleep(0.05)
     (tiny / "release").touch()
-    rest, _ = p.communicate(timeout=120)
-    out = "".join(seen) + rest
+    p.wait(timeout=120)
+    out = p.output()
     assert p.returncode == 143, out
     ours = [ln for ln in out.splitlines() if ln.startswith("lsadyn:")]
     assert len(ours) == 2 and "SIGTERM received" in ours[0] and "rerun the same command" in ours[1], out
@@ -769,15 +770,11 @@ def test_sigterm_drains_with_one_message_exit_143_and_resumes(tiny):
 
 
 def test_sigint_to_the_group_stops_jobs_exit_130(tiny):
-    p = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=tiny, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, env={**ENV, "SLEEP": "60"}, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(child_pids(p.pid)) < 2:
-        time.sleep(0.05)
-    _wait_started(tiny)
+    p, _ = _start(tiny, 60, new_session=True)
     t0 = time.monotonic()
     os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C on a terminal does
-    out, _ = p.communicate(timeout=60)
+    p.wait(timeout=60)
+    out = p.output()
     assert time.monotonic() - t0 < 30  # jobs stopped at once, not after their 60 s
     assert p.returncode == 130, out
     ours = [ln for ln in out.splitlines() if ln.startswith("lsadyn:")]
