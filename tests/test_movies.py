@@ -50,3 +50,22 @@ def test_movie_notebook_writes_small_gifs_from_saved_tokens(tmp_path):
         assert 0 < gif.stat().st_size <= 3 * 2**20
         with Image.open(gif) as im:
             assert im.n_frames == 12
+
+
+def test_shared_palette_keeps_drawn_colours_exactly_and_maps_the_rest_to_the_nearest():
+    from lsadyn.paper.movie_frames import shared_palette, to_palette
+
+    rng = np.random.default_rng(0)
+    colours = rng.integers(0, 256, (40, 3), dtype=np.uint8)  # a movie drawn with 40 colours: kept exactly
+    frames = [colours[rng.integers(0, 40, (30, 20))] for _ in range(7)]
+    palette = shared_palette(frames)
+    assert palette.shape == (256, 3) and palette.dtype == np.uint8
+    for frame, idx in zip(frames, to_palette(frames, palette), strict=True):
+        assert idx.shape == frame.shape[:2] and idx.dtype == np.uint8
+        assert np.array_equal(palette[idx], frame)
+    # more colours than the palette holds: each pixel gets its nearest palette colour (brute force)
+    noisy = [rng.integers(0, 256, (16, 16, 3), dtype=np.uint8) for _ in range(3)]
+    palette = shared_palette(noisy)
+    for frame, idx in zip(noisy, to_palette(noisy, palette), strict=True):
+        dist = ((frame[:, :, None, :].astype(int) - palette[None, None].astype(int)) ** 2).sum(-1)
+        assert np.array_equal(dist[np.arange(16)[:, None], np.arange(16)[None], idx], dist.min(-1))
