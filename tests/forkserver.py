@@ -36,7 +36,7 @@ PRELOAD = ["snakemake.cli", "snakemake.utils", "snakemake.api", "snakemake.workf
            "lsadyn.paper.jobrunner", "lsadyn.paper.persistence", "lsadyn.cli", "lsadyn.api"]
 
 SERVER = r"""
-import json, os, runpy, sys
+import json, os, runpy, signal, sys
 for name in sys.argv[1].split(","):
     try:
         __import__(name)
@@ -61,6 +61,8 @@ for line in requests:
         replies.close()
         if req.get("new_session"):  # as subprocess.Popen(start_new_session=True): its own process group
             os.setsid()
+        if req.get("keyboard_interrupt"):  # as a Python started with SIGINT's default action
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         os.chdir(req["cwd"])
         os.environ.clear()
         os.environ.update(req["env"])
@@ -134,15 +136,17 @@ class _Server:
             with open(out) as fo, open(err) as fe:
                 return subprocess.CompletedProcess(cmd, done["returncode"], fo.read(), fe.read())
 
-    def start(self, module: str, args: list[str], cwd: str, new_session: bool) -> Started:
+    def start(self, module: str, args: list[str], cwd: str, new_session: bool, keyboard_interrupt: bool,
+              merge_stderr: bool) -> Started:
         self.settle()
         tmp = tempfile.mkdtemp(prefix="forkserver-")
         out = os.path.join(tmp, "output")
+        err = out if merge_stderr else os.path.join(tmp, "errors")
         req = {"module": module, "args": args, "cwd": os.path.abspath(cwd), "env": self.env, "stdout": out,
-               "stderr": out, "new_session": new_session}
+               "stderr": err, "new_session": new_session, "keyboard_interrupt": keyboard_interrupt}
         self.proc.stdin.write((json.dumps(req) + "\n").encode())
         self.proc.stdin.flush()
-        self.pending = Started(self, self._reply(60)["pid"], out, [sys.executable, "-m", module, *args])
+        self.pending = Started(self, self._reply(60)["pid"], out, err, [sys.executable, "-m", module, *args])
         return self.pending
 
     def settle(self):
@@ -166,10 +170,11 @@ class _Server:
 class Started:
     """A command started by :func:`start` (``subprocess.Popen(..., stdout=PIPE, stderr=STDOUT, text=True)`` for a
     test that signals it while it runs): ``pid``, ``send_signal``, ``kill``, ``wait``, ``returncode``; its
-    output (stdout and stderr) is read with ``output()`` at any time, in full once it has ended."""
+    output (stdout, and stderr unless it was started with ``merge_stderr=False``: then ``errors()``) is read with
+    ``output()`` at any time, in full once it has ended."""
 
-    def __init__(self, server: _Server, pid: int, out: str, cmd: list):
-        self.server, self.pid, self.out, self.args, self.returncode = server, pid, out, cmd, None
+    def __init__(self, server: _Server, pid: int, out: str, err: str, cmd: list):
+        self.server, self.pid, self.out, self.err, self.args, self.returncode = server, pid, out, err, cmd, None
 
     def send_signal(self, sig: int) -> None:
         if self.returncode is None:
@@ -195,12 +200,15 @@ class Started:
         except subprocess.TimeoutExpired:
             return None
 
-    def output(self) -> str:
+    def output(self, path: str | None = None) -> str:
         try:
-            with open(self.out, errors="replace") as fh:
+            with open(path or self.out, errors="replace") as fh:
                 return fh.read()
         except FileNotFoundError:
             return ""
+
+    def errors(self) -> str:
+        return self.output(self.err)
 
 
 _servers: dict[tuple, _Server] = {}
@@ -221,14 +229,16 @@ def _server(env: dict | None, extra_env: dict | None) -> tuple[tuple, _Server, d
 
 
 def start(module: str, *args, cwd=".", env: dict | None = None, extra_env: dict | None = None,
-          new_session: bool = False) -> Started:
+          new_session: bool = False, keyboard_interrupt: bool = False, merge_stderr: bool = True) -> Started:
     """``subprocess.Popen([sys.executable, "-m", module, *args], cwd=cwd, env={**env, **extra_env},
-    stdout=PIPE, stderr=STDOUT, text=True, start_new_session=new_session)``, forked from a prepared server; wait
-    for it (``.wait()``) before the next command of this process. ``extra_env``: variables no import reads (the
-    command gets them; the server is the one of ``env``)."""
+    stdout=PIPE, stderr=STDOUT (or PIPE: ``merge_stderr=False``), text=True, start_new_session=new_session)``,
+    forked from a prepared server; wait for it (``.wait()``) before the next command of this process.
+    ``extra_env``: variables no import reads (the command gets them; the server is the one of ``env``).
+    ``keyboard_interrupt``: SIGINT raises KeyboardInterrupt in the command, as in a Python started with SIGINT's
+    default action (xdist workers, and so the servers they start, ignore SIGINT)."""
     key, server, _ = _server(env, extra_env)
     try:
-        return server.start(module, [str(a) for a in args], str(cwd), new_session)
+        return server.start(module, [str(a) for a in args], str(cwd), new_session, keyboard_interrupt, merge_stderr)
     except (BrokenPipeError, OSError, TypeError, ValueError):  # the server failed: an ordinary process
         server.close()
         del _servers[key]

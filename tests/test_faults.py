@@ -415,21 +415,24 @@ def test_cli_long_run_is_announced_at_once_and_ctrl_c_exits_130_with_one_line():
     # Why, bullet 2: "CLI --horizon 1e5: > 100 s silent" (OA is compiled now and settles early: a
     # long token run instead) and "Ctrl-C prints a KeyboardInterrupt traceback". One run for both (they
     # were two tests starting the same long token run): the announced run, interrupted while it integrates.
-    p = subprocess.Popen([sys.executable, "-m", "lsadyn.cli", "regime", "--A", I2, "--V", "[[1,-1],[1,1]]",
-                          "--method", "particles", "--model", "usa", "--n", "2000"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # xdist workers ignore SIGINT
+    # a process forked from the session's server (lsadyn imported), with Ctrl-C as in a Python of its own
+    # (xdist workers ignore SIGINT)
+    p = forkserver.start("lsadyn.cli", "regime", "--A", I2, "--V", "[[1,-1],[1,1]]", "--method", "particles",
+                         "--model", "usa", "--n", "2000", env=ENV, keyboard_interrupt=True, merge_stderr=False)
     try:
-        first = p.stderr.readline()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and "\n" not in p.errors() and p.poll() is None:
+            time.sleep(0.05)
         time.sleep(1.0)  # the note comes just before the integration: be inside it
     finally:
         p.send_signal(signal.SIGINT)
         try:
-            _, rest = p.communicate(timeout=60)
+            p.wait(timeout=60)
         except subprocess.TimeoutExpired:
             p.kill()  # do not leave a long token run behind
-            p.communicate()
+            p.wait()
             raise AssertionError("SIGINT did not stop the CLI within 60 s") from None
+    first, _, rest = p.errors().partition("\n")
     assert first.startswith("lsadyn: note: long run, estimated") and "min" in first
     assert p.returncode == 130, rest
     assert "interrupted" in one_line(rest) and "Traceback" not in rest
