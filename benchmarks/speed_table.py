@@ -108,6 +108,9 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
     if "dag_seconds" in pipe:
         lines.append(f"| building the DAG (`snakemake -n`) | {_s(pipe['dag_seconds'])} | | | < 5 s "
                      f"| {_yes(pipe['dag_seconds'] < 5)} |")
+    if "sweep_dag_seconds" in pipe:
+        lines.append(f"| building the full persistence sweep's DAG (`snakemake -n --configfile workflow/config/sweep.yaml`) "
+                     f"| {_s(pipe['sweep_dag_seconds'])} | | | < 5 s | {_yes(pipe['sweep_dag_seconds'] < 5)} |")
     if pipe.get("slurm_probe_seconds") is not None:
         lines.append(f"| of which in every snakemake start: `scontrol show config` (SLURM plugin's probe; ~9 s when "
                      f"no controller answers) | {_s(pipe['slurm_probe_seconds'])} | | | | |")

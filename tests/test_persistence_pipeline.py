@@ -1,12 +1,11 @@
-"""Persistence stage in the pipeline: the full sweep (workflow/config/sweep.yaml) plans quickly with one job
-per chunk of the run plan, and the README's sweep size is the benchmark record's."""
+"""Persistence stage in the pipeline: the full sweep (workflow/config/sweep.yaml) plans one job per chunk of the
+run plan (how long that takes is benchmarks/bench_pipeline.py's `sweep_dag_seconds`, not a timed test), and the
+README's sweep size is the benchmark record's."""
 
-import resource
 import re
-import subprocess
-import sys
 from pathlib import Path
 
+import forkserver
 import yaml
 
 from lsadyn.paper.config import merge
@@ -29,17 +28,12 @@ def _chunks(cfg):
     return len(run_plan(pc, sc, cfg["seed"])), n_chunks(pc, sc, cfg["seed"])
 
 
-def test_sweep_config_plans_the_full_sweep_in_under_five_seconds(tmp_path):
+def test_sweep_config_plans_one_job_per_chunk_of_the_full_sweep(tmp_path):
     from test_pipeline import copy_repo
 
     repo = copy_repo(tmp_path / "repo")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    r = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", SWEEP], cwd=repo,
-                       capture_output=True, text=True, timeout=120)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = forkserver.run("snakemake", "-n", "--configfile", SWEEP, cwd=repo, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    assert cpu < 5.0, f"dry run of the sweep took {cpu:.1f} s of CPU"
     runs, chunks = _chunks(_config("workflow/config/config.yaml", SWEEP))
     m = re.search(r"^persistence_chunk\s+(\d+)$", r.stdout, re.M)
     assert m and int(m.group(1)) == chunks
