@@ -3,7 +3,8 @@
 import numpy as np
 
 from lsadyn import order_parameter_r, uniform_sphere
-from lsadyn.paper.highdim import checked_run, convergence_check, embed_scenario, r_noise_floor, run_highdim
+from lsadyn.paper.highdim import (SETTLED_R_CHANGE, checked_run, convergence_check, embed_scenario, r_change_last_quarter,
+                                  r_noise_floor, run_highdim)
 from lsadyn.metrics import mean_token_norm, order_parameter_r2
 
 
@@ -76,3 +77,14 @@ def test_a_loose_tolerance_fails_the_check():
     run, check, ok = checked_run(A, V, 1.0, "lsa", n=64, seed=0, horizon=100, n_samples=400, rtol=1e-2, atol=1e-2,
                                  check_tighten=1e6)
     assert not ok, (run["regime"], run["drift_rate"], check["regime"], check["drift_rate"])
+
+
+def test_r_change_last_quarter_flags_a_still_growing_r_and_not_a_settled_oscillation():
+    t = np.linspace(0, 300, 600)
+    settled = 0.6 + 0.2 * np.sin(2 * np.pi * t / 7.9)  # an orbit of period 7.9: ~9 periods per quarter
+    growing = np.minimum(1.0, t / 900) + 0.05 * np.sin(2 * np.pi * t / 7.9)  # still climbing at t_max
+    converged = 1 - np.exp(-t / 10)
+    assert abs(r_change_last_quarter(settled)) <= SETTLED_R_CHANGE
+    assert abs(r_change_last_quarter(converged)) <= SETTLED_R_CHANGE
+    assert r_change_last_quarter(growing) > SETTLED_R_CHANGE
+    assert r_change_last_quarter(growing[::-1]) < -SETTLED_R_CHANGE

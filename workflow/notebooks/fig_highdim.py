@@ -97,10 +97,19 @@ def horizon_text(s):
     return "$t_{\\max}$ = " + " / ".join(f"{v:.3g}" for v in ends)
 
 
+def unsettled_text(s):
+    """Which models' r(t) still changes over the scenario's last quarter (highdim.csv's ``settled``): their end
+    values are a transient's, not a limit's."""
+    if "settled" not in table.columns:
+        return ""
+    rows = table[(table.scenario == s) & ~table.settled.astype(str).str.lower().isin(["true", "1"])]
+    return f"; r still changing at $t_{{\\max}}$ ({', '.join(m.upper() for m in rows.model)})" if len(rows) else ""
+
+
 handles = [Line2D([], [], color=OKABE_ITO[k % len(OKABE_ITO)], ls=LINESTYLES[k % len(LINESTYLES)], lw=0.9,
                   label=f"{s.replace('_', ' ')}" + (f" (d = 2: {REGIME_STYLE[table_expect[s]]['short']})"
                                                      if table_expect.get(s, "") else " (no d = 2 prediction)")
-                  + f", {horizon_text(s)}")
+                  + f", {horizon_text(s)}{unsettled_text(s)}")
            for k, s in enumerate(SCEN)]
 markers = [Line2D([], [], marker=st["marker"], ls="", mfc="0.6", mec="k", mew=0.5, ms=4,
                   label=f"observed: {st['label']}") for st in seen.values()]

@@ -7,7 +7,7 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 import numpy as np
 import pandas as pd
 
-from lsadyn.paper.highdim import checked_run, embed_scenario
+from lsadyn.paper.highdim import SETTLED_R_CHANGE, checked_run, embed_scenario, r_change_last_quarter
 from lsadyn.paper.io import setup_log, write_csv, write_npz
 from lsadyn.paper.jobs import blas_threads, limit_threads
 
@@ -27,13 +27,18 @@ for model in run["models"]:
     log.info("%s %s: %s (rtol %.3g, %d steps, %.1f s); check at rtol %.3g: %s (%d steps, %.1f s), agree: %s",
              sm.wildcards.scenario, model, res["regime"], res["rtol"], res["n_steps"], res["seconds"], check["rtol"],
              check["regime"], check["n_steps"], check["seconds"], ok)
+    change = r_change_last_quarter(res["r"])
+    if abs(change) > SETTLED_R_CHANGE:
+        log.warning("%s %s: r(t) still changing at t_max (last quarter - third quarter: %+.3f): r_final and period "
+                    "are those of a transient", sm.wildcards.scenario, model, change)
     rows.append({"scenario": sm.wildcards.scenario, "model": model, "d": run["d"], "n_tokens": run["n_tokens"],
                  "expect": sc["expect"], "regime": res["regime"], "r_final": res["r_final"],
                  "drift_rate": res["drift_rate"], "period": res["period"],
                  "mean_token_norm": res["mean_token_norm"], "cluster_shape": res["cluster_shape"],
                  "rtol": run["rtol"], "rtol_check": rtol_check, "regime_check": check["regime"],
                  "r_final_check": check["r_final"], "drift_rate_check": check["drift_rate"],
-                 "check_ok": ok, "note": res["reason"]})
+                 "check_ok": ok, "r_change_last_quarter": change, "settled": abs(change) <= SETTLED_R_CHANGE,
+                 "note": res["reason"]})
     for key in ("t", "r", "swept_angle", "snapshot_times", "histograms", "bin_edges"):
         arrays[f"{model}_{key}"] = np.asarray(res[key])
 write_csv(pd.DataFrame(rows), sm.output.table)

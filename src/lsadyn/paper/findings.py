@@ -174,8 +174,17 @@ def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]
     hd = tables.get("highdim")
     if claim == "C7" and hd is not None and len(hd):
         cols = [c for c in ["scenario", "model", "d", "n_tokens", "expect", "regime", "r_final", "drift_rate",
-                            "period", "mean_token_norm", "cluster_shape", "check_ok", "note"] if c in hd.columns]
+                            "period", "mean_token_norm", "cluster_shape", "check_ok", "settled", "note"]
+                if c in hd.columns]
         t = hd[cols].copy()
+        if "settled" in hd.columns and not hd.settled.map(_as_bool).all():
+            moving = hd[~hd.settled.map(_as_bool)]
+            out.append(("Runs not settled at t_max", "r(t) is still changing over the last quarter of these runs "
+                        "(mean r of the last quarter minus that of the third: "
+                        + "; ".join(f"{r.scenario} {r.model.upper()}: {r.r_change_last_quarter:+.3f}"
+                                    for r in moving.itertuples())
+                        + "), so their r_final and period describe a transient, not a settled state; their label "
+                        "is that of the last window (a longer horizon would be needed for the limit)."))
         t["expect"] = t["expect"].replace("", "(no d = 2 prediction)")
         out.append(("Every run (results/tables/highdim.csv)", t))
     rb = tables.get("robustness")

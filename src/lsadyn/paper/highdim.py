@@ -111,6 +111,20 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
     }
 
 
+#: |mean r over the run's last quarter − mean r over its third quarter| above this: r(t) is still changing at the
+#: end of the horizon, so r_final and period describe a transient, not a settled state (a longer horizon is needed).
+SETTLED_R_CHANGE = 0.02
+
+
+def r_change_last_quarter(r) -> float:
+    """mean r(t) over the last quarter of the samples minus its mean over the third quarter (r: (n_samples,),
+    equally spaced in time over the whole run). Near 0 for a settled state, converged or oscillating (each quarter
+    then averages over many periods); positive while r is still growing."""
+    r = np.asarray(r, float)
+    q = len(r) // 4
+    return float(np.mean(r[len(r) - q:]) - np.mean(r[len(r) - 2 * q:len(r) - q]))
+
+
 def convergence_check(run: dict, check: dict, tol_r: float = 1e-3, tol_rate: float = 1e-2) -> bool:
     """Do two runs of the same system at different integration accuracy (e.g. :func:`run_highdim` at
     ``rtol`` and at ``rtol / check_tighten``) agree? Same regime, |Δ r_final| ≤ ``tol_r`` and relative
