@@ -139,8 +139,9 @@ def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]
                         f"{int(r.n_points)} sampled points; OA = WS at {int(r.oa_eq_ws)}, OA = n tokens at "
                         f"{int(r.oa_eq_particles)}, WS = n tokens at {int(r.ws_eq_particles)}, all three at "
                         f"{int(r.all_three_agree)}; OA matches the closed-form prediction at "
-                        f"{int(r.oa_matches_prediction)} of {int(r.n_with_prediction)} points with one; "
-                        f"{int(r.n_undetermined_oa)} OA runs undetermined."))
+                        f"{int(r.oa_matches_prediction)} of {int(r.n_with_prediction)} points that have a "
+                        f"prediction; OA run undetermined at {int(r.n_undetermined_oa)} "
+                        f"point{'' if int(r.n_undetermined_oa) == 1 else 's'}."))
     dis = tables.get("disagreements")
     if claim in AGREEMENT_CASE and dis is not None and len(dis):
         d = dis[dis["case"] == AGREEMENT_CASE[claim]]
