@@ -42,7 +42,7 @@ def test_movie_notebook_writes_small_gifs_from_saved_tokens(tmp_path):
     sm = types.SimpleNamespace(input=types.SimpleNamespace(tokens=str(tmp_path / "tokens.npz")),
                                output=types.SimpleNamespace(d2=str(tmp_path / "a_d2.gif"),
                                                             d3=str(tmp_path / "a_d3.gif")),
-                               params=types.SimpleNamespace(title="test", fps=10, dpi=60))
+                               params=types.SimpleNamespace(title="test", rest=[1.0, 0.5], fps=10, dpi=60))
     nb = Path(__file__).resolve().parents[1] / "workflow/notebooks/movie.py"
     runpy.run_path(str(nb), init_globals={"snakemake": sm})
     for d in (2, 3):

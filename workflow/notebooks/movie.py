@@ -33,10 +33,12 @@ try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)
     TOKENS, OUT2, OUT3 = sm.input.tokens, sm.output.d2, sm.output.d3
     TITLE, FPS, DPI = sm.params.title, sm.params.fps, sm.params.dpi
+    REST_A, REST_V = sm.params.rest
 except NameError:  # opened in Jupyter: read the default build
     TOKENS = "results/movies/cluster_rotate.npz"
     OUT2, OUT3 = "paper_figures/movies/cluster_rotate_d2.gif", "paper_figures/movies/cluster_rotate_d3.gif"
     TITLE, FPS, DPI = "clusters rotate", 15, 80
+    REST_A, REST_V = 1.0, 0.5
 
 style()
 data = load_arrays(TOKENS)
@@ -70,7 +72,9 @@ def movie(d, out):
     tr.set_xlim(0, t[-1] * 1.04)
     tr.set_ylim(-0.02, 1.02)
     tr.set_xlabel("$t$")
-    fig.suptitle(f"{TITLE}; d = {d}, n = {X.shape[1]}, linear attention", fontsize=7)
+    # d = 3: the title's matrices are the plane block; the third axis is scaled by rest_A, rest_V (config)
+    embedded = (f"\nembedded: A = diag(A$_2$, {REST_A:g}), V = diag(V$_2$, {REST_V:g})" if d > 2 else "")
+    fig.suptitle(f"{TITLE}; d = {d}, n = {X.shape[1]}, linear attention{embedded}", fontsize=7)
 
     def frame(i):
         moving = update(X[i], R2[i]) if d == 2 else update(X[i], axis[i], r[i])

@@ -65,6 +65,9 @@ rule movie:
         runtime=10,
     params:
         title=lambda w: config["movies"]["scenarios"][w.movie]["title"],
+        rest=lambda w: [
+            config["movies"]["scenarios"][w.movie][k] for k in ("rest_A", "rest_V")
+        ],
         fps=config["movies"]["fps"],
         dpi=config["movies"]["dpi"],
     script:
