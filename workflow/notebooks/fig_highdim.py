@@ -102,7 +102,7 @@ def unsettled_text(s):
     values are a transient's, not a limit's."""
     if "settled" not in table.columns:
         return ""
-    rows = table[(table.scenario == s) & ~table.settled.astype(str).str.lower().isin(["true", "1"])]
+    rows = table[(table.scenario == s) & ~table.settled]  # a bool column (load_table checks and converts it)
     return f"; r still changing at $t_{{\\max}}$ ({', '.join(m.upper() for m in rows.model)})" if len(rows) else ""
 
 

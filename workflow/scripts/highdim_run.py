@@ -28,7 +28,8 @@ for model in run["models"]:
              sm.wildcards.scenario, model, res["regime"], res["rtol"], res["n_steps"], res["seconds"], check["rtol"],
              check["regime"], check["n_steps"], check["seconds"], ok)
     change = r_change_last_quarter(res["r"])
-    if abs(change) > SETTLED_R_CHANGE:
+    settled = abs(change) <= SETTLED_R_CHANGE
+    if not settled:
         log.warning("%s %s: r(t) still changing at t_max (last quarter - third quarter: %+.3f): r_final and period "
                     "are those of a transient", sm.wildcards.scenario, model, change)
     rows.append({"scenario": sm.wildcards.scenario, "model": model, "d": run["d"], "n_tokens": run["n_tokens"],
@@ -37,7 +38,7 @@ for model in run["models"]:
                  "mean_token_norm": res["mean_token_norm"], "cluster_shape": res["cluster_shape"],
                  "rtol": run["rtol"], "rtol_check": rtol_check, "regime_check": check["regime"],
                  "r_final_check": check["r_final"], "drift_rate_check": check["drift_rate"],
-                 "check_ok": ok, "r_change_last_quarter": change, "settled": abs(change) <= SETTLED_R_CHANGE,
+                 "check_ok": ok, "r_change_last_quarter": change, "settled": settled,
                  "note": res["reason"]})
     for key in ("t", "r", "swept_angle", "snapshot_times", "histograms", "bin_edges"):
         arrays[f"{model}_{key}"] = np.asarray(res[key])
