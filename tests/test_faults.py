@@ -74,7 +74,8 @@ def _sim(tmp_path, params):
 
 
 def _highdim_run(tmp_path):
-    df = pd.DataFrame([{"scenario": "identity", "model": m, "d": 20, "n_tokens": 64, "expect": "cluster_converge",
+    df = pd.DataFrame([{"scenario": "identity", "model": m, "d": 20, "n_tokens": 64, "horizon": 150.0,
+                        "expect": "cluster_converge",
                         "regime": "cluster_converge", "r_final": 1.0, "drift_rate": 0.0, "period": np.nan,
                         "mean_token_norm": 0.0, "rtol": 1e-7, "rtol_check": 1e-9, "regime_check": "cluster_converge",
                         "r_final_check": 1.0, "drift_rate_check": 0.0, "check_ok": True,

@@ -1,11 +1,18 @@
 """High-dimensional observables and scenario construction (claim C7)."""
 
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
+import pytest
+import yaml
 
 from lsadyn import order_parameter_r, uniform_sphere
-from lsadyn.paper.highdim import (SETTLED_R_CHANGE, checked_run, convergence_check, embed_scenario, r_change_last_quarter,
-                                  r_noise_floor, run_highdim)
+from lsadyn.paper.highdim import (SETTLED_R_CHANGE, checked_run, convergence_check, embed_scenario, end_shape,
+                                  r_change_last_quarter, r_noise_floor, run_highdim, run_horizon, samples_for)
 from lsadyn.metrics import mean_token_norm, order_parameter_r2
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_r_of_two_antipodal_clusters_is_one():
@@ -88,3 +95,66 @@ def test_r_change_last_quarter_flags_a_still_growing_r_and_not_a_settled_oscilla
     assert abs(r_change_last_quarter(converged)) <= SETTLED_R_CHANGE
     assert r_change_last_quarter(growing) > SETTLED_R_CHANGE
     assert r_change_last_quarter(growing[::-1]) < -SETTLED_R_CHANGE
+
+
+def test_settle_horizon_lengthens_only_the_listed_model_at_the_same_sample_spacing():
+    sc = {"horizon": 300.0, "settle_horizon": {"lsa": 2400.0}}
+    assert run_horizon(sc, "lsa") == 2400.0 and run_horizon(sc, "usa") == 300.0
+    assert run_horizon({"horizon": 150.0}, "lsa") == 150.0  # no settle_horizon: every model runs for horizon
+    assert samples_for(300.0, 300.0, 600) == 600
+    n = samples_for(2400.0, 300.0, 600)
+    assert n == 8 * 599 + 1  # the spacing of 600 samples over 300 tau, kept over 2400 tau
+    assert np.isclose(2400.0 / (n - 1), 300.0 / 599)
+    with pytest.raises(ValueError, match="horizon"):
+        samples_for(0.0, 300.0, 600)
+
+
+def test_config_settle_horizons_are_longer_than_the_base_horizon_and_name_run_models():
+    """settle_horizon exists to run longer than horizon (a shorter one would be a misconfiguration), for models the
+    highdim section runs."""
+    cfg = yaml.safe_load((ROOT / "workflow/config/config.yaml").read_text())["highdim"]
+    extended = {(name, m): h for name, sc in cfg["scenarios"].items()
+                for m, h in sc.get("settle_horizon", {}).items()}
+    assert extended, "the paper config extends at least the oscillation LSA run (it climbs for ~1500 tau)"
+    for (name, m), h in extended.items():
+        assert m in cfg["models"] and h > cfg["scenarios"][name]["horizon"], (name, m, h)
+
+
+def test_an_undetermined_run_has_no_cluster_shape():
+    assert end_shape("undetermined", "single") == "" and end_shape("undetermined", "none") == ""
+    assert end_shape("cluster_rotate", "single") == "single"
+    assert end_shape("cluster_converge", "antipodal_pair") == "antipodal_pair"
+    assert end_shape("oscillate", "none") == "none"
+
+
+def test_shape_row_counts_undetermined_runs_written_without_a_shape():
+    """highdim.csv as highdim_run now writes it: an undetermined run's cluster_shape is empty; the C7-shape row
+    excludes it and says so, and its momentary state is nowhere called a shape."""
+    from lsadyn.paper.claims import claims_highdim
+
+    hd = pd.DataFrame({"scenario": ["identity", "random", "rotation"], "model": ["lsa"] * 3, "d": [100] * 3,
+                       "expect": ["cluster_converge", "", "cluster_rotate"],
+                       "regime": ["cluster_converge", "undetermined", "cluster_rotate"],
+                       "check_ok": [True] * 3, "cluster_shape": ["antipodal_pair", "", "antipodal_pair"],
+                       "mean_token_norm": [0.06, 0.06, 0.03]})
+    row = {r["id"]: r for r in claims_highdim(hd)}["C7-shape-lsa"]
+    assert (row["n_tested"], row["n_agree"], row["pass"]) == (2, 2, True)
+    assert "1 undetermined run excluded (random)" in row["note"] and "random:" not in row["note"]
+
+
+@pytest.mark.slow
+def test_quick_oscillation_lsa_is_flagged_at_horizon_and_settled_at_its_settle_horizon():
+    """The quick config's oscillation LSA run (d = 20, n = 64, its seed): r(t) still climbs over the last quarter of
+    the scenario's horizon (settled false) and has settled by its settle_horizon, at the same sample spacing."""
+    paper = yaml.safe_load((ROOT / "workflow/config/config.yaml").read_text())
+    quick = yaml.safe_load((ROOT / "workflow/config/quick.yaml").read_text())["highdim"]
+    sc = paper["highdim"]["scenarios"]["oscillation"]
+    A, V = embed_scenario(sc["A"], sc["V"], quick["d"], sc["rest_A"], sc["rest_V"], sc["noise"], paper["seed"] + 300)
+    change = {}
+    for horizon in (sc["horizon"], run_horizon(sc, "lsa")):
+        run = run_highdim(A, V, 1.0, "lsa", quick["n_tokens"], paper["seed"] + 300, horizon,
+                          samples_for(horizon, sc["horizon"], quick["n_samples"]), n_snapshots=2)
+        assert run["regime"] == "oscillate"
+        change[horizon] = r_change_last_quarter(run["r"])
+    short, long_ = change.values()
+    assert short > SETTLED_R_CHANGE and abs(long_) <= SETTLED_R_CHANGE, change

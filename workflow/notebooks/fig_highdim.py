@@ -15,7 +15,8 @@
 # # High dimension (claim C7): d = 2 behaviours at d = 100, LSA and USA side by side
 # r(t) = (d λ_max(M) − 1)/(d − 1) with M = (1/n) Σ_j x_j x_jᵀ, the angle swept by the leading eigenvector of M
 # (radians), and histograms of pairwise inner products ⟨x_i, x_j⟩ at the last time. End markers: the observed
-# regime; filled/open: one cluster/antipodal pair (highdim.csv's cluster_shape, when present). They sit in a
+# regime; open: an antipodal pair, filled otherwise (highdim.csv's cluster_shape, when present; empty for an
+# undetermined run, which has no end state). They sit in a
 # strip right of t = t_max, one column per scenario, at the final r: ends at r = 1 no longer hide each other.
 # Reads results files only.
 
@@ -61,7 +62,7 @@ for j, model in enumerate(models):
         style_k = dict(color=OKABE_ITO[k % len(OKABE_ITO)], ls=LINESTYLES[k % len(LINESTYLES)], lw=0.9)
         axes[0, j].plot(t / t[-1], a[f"{model}_r"], **style_k)
         st = REGIME_STYLE[row.regime]
-        shape = str(row.cluster_shape) if has_shape else ""
+        shape = row.cluster_shape if has_shape and isinstance(row.cluster_shape, str) else ""  # "": undetermined
         pair = shape == "antipodal_pair"
         x_end = 1.0 + END_STEP * (k + 1)  # one column per scenario right of t_max
         axes[0, j].plot([1.0, x_end], [a[f"{model}_r"][-1]] * 2, color=style_k["color"], lw=0.4, ls=":")

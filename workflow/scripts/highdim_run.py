@@ -7,7 +7,15 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 import numpy as np
 import pandas as pd
 
-from lsadyn.paper.highdim import SETTLED_R_CHANGE, checked_run, embed_scenario, r_change_last_quarter
+from lsadyn.paper.highdim import (
+    SETTLED_R_CHANGE,
+    checked_run,
+    embed_scenario,
+    end_shape,
+    r_change_last_quarter,
+    run_horizon,
+    samples_for,
+)
 from lsadyn.paper.io import setup_log, write_csv, write_npz
 from lsadyn.paper.jobs import blas_threads, limit_threads
 
@@ -20,22 +28,25 @@ A, V = embed_scenario(sc["A"], sc["V"], run["d"], sc["rest_A"], sc["rest_V"], sc
 rtol_check = run["rtol"] / run["check_tighten"]
 rows, arrays = [], {}
 for model in run["models"]:
+    horizon = run_horizon(sc, model)  # settle_horizon[model] where r(t) needs longer than horizon to settle
+    n_samples = samples_for(horizon, sc["horizon"], run["n_samples"])  # n_samples' spacing over the longer run
     res, check, ok = checked_run(A, V, run["beta"], model, n=run["n_tokens"], seed=sm.params.seed,
-                                 horizon=sc["horizon"], n_samples=run["n_samples"], rtol=run["rtol"],
+                                 horizon=horizon, n_samples=n_samples, rtol=run["rtol"],
                                  atol=run["atol"], check_tighten=run["check_tighten"],
                                  n_snapshots=run["n_snapshots"])
-    log.info("%s %s: %s (rtol %.3g, %d steps, %.1f s); check at rtol %.3g: %s (%d steps, %.1f s), agree: %s",
-             sm.wildcards.scenario, model, res["regime"], res["rtol"], res["n_steps"], res["seconds"], check["rtol"],
-             check["regime"], check["n_steps"], check["seconds"], ok)
+    log.info("%s %s: %s over %g tau (%d samples; rtol %.3g, %d steps, %.1f s); check at rtol %.3g: %s (%d steps, "
+             "%.1f s), agree: %s", sm.wildcards.scenario, model, res["regime"], horizon, n_samples, res["rtol"],
+             res["n_steps"], res["seconds"], check["rtol"], check["regime"], check["n_steps"], check["seconds"], ok)
     change = r_change_last_quarter(res["r"])
     settled = abs(change) <= SETTLED_R_CHANGE
     if not settled:
-        log.warning("%s %s: r(t) still changing at t_max (last quarter - third quarter: %+.3f): r_final and period "
-                    "are those of a transient", sm.wildcards.scenario, model, change)
+        log.warning("%s %s: r(t) still changing at t_max = %g tau (last quarter - third quarter: %+.3f): r_final and "
+                    "period are those of a transient", sm.wildcards.scenario, model, horizon, change)
     rows.append({"scenario": sm.wildcards.scenario, "model": model, "d": run["d"], "n_tokens": run["n_tokens"],
-                 "expect": sc["expect"], "regime": res["regime"], "r_final": res["r_final"],
+                 "horizon": horizon, "expect": sc["expect"], "regime": res["regime"], "r_final": res["r_final"],
                  "drift_rate": res["drift_rate"], "period": res["period"],
-                 "mean_token_norm": res["mean_token_norm"], "cluster_shape": res["cluster_shape"],
+                 "mean_token_norm": res["mean_token_norm"],
+                 "cluster_shape": end_shape(res["regime"], res["cluster_shape"]),  # "" for an undetermined run
                  "rtol": run["rtol"], "rtol_check": rtol_check, "regime_check": check["regime"],
                  "r_final_check": check["r_final"], "drift_rate_check": check["drift_rate"],
                  "check_ok": ok, "r_change_last_quarter": change, "settled": settled,

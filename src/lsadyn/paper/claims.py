@@ -231,8 +231,8 @@ def claims_highdim(hd: pd.DataFrame) -> list[dict]:
     """Rows for C7, per model: (``C7-<model>``) the d = 2 regime of every scenario with a prediction
     reappears in d dimensions (and the same run at tighter tolerances agrees, ``check_ok``);
     (``C7-shape-<model>``, informational) the clustered end states have the d = 2 shape, an antipodal pair
-    (|mean token| < 1), or not (runs whose regime is ``undetermined`` are not end states: excluded, and counted
-    in the note);
+    (|mean token| < 1), or not (runs whose regime is ``undetermined`` are not end states and have no shape:
+    excluded, and counted in the note);
     (``C7x-<model>``, informational) scenarios without a d = 2 prediction."""
     rows = []
     ev = "paper_figures/fig_highdim.pdf; results/tables/highdim.csv"
@@ -247,10 +247,10 @@ def claims_highdim(hd: pd.DataFrame) -> list[dict]:
                          f"C7-shape-{model}", f"particles-{model}", len(tested), len(agree),
                          len(tested) > 0 and len(agree) == len(tested), ev, details))
         if shape_col:
-            shaped = g[g.cluster_shape.isin(["single", "antipodal_pair"])]
-            # an undetermined run has no end state yet: its momentary shape is not a clustered end state
-            undet = shaped[shaped.regime == "undetermined"]
-            cl = shaped[shaped.regime != "undetermined"]
+            # an undetermined run has no end state yet: highdim.csv leaves its cluster_shape empty (lsadyn.paper.
+            # highdim.end_shape) and it is not a clustered end state (tables written before that are read alike)
+            undet = g[g.regime == "undetermined"]
+            cl = g[g.cluster_shape.isin(["single", "antipodal_pair"]) & (g.regime != "undetermined")]
             pair = cl[cl.cluster_shape == "antipodal_pair"]
             where = "; ".join(f"{r.scenario}: {r.cluster_shape.replace('_', ' ')} (|mean token| "
                               f"{r.mean_token_norm:.2f})" for r in cl.itertuples())

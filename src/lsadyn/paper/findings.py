@@ -174,18 +174,20 @@ def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]
         out.append(("Runs per (A, V) (results/tables/stability.csv)", pd.DataFrame(rows)))
     hd = tables.get("highdim")
     if claim == "C7" and hd is not None and len(hd):
-        cols = [c for c in ["scenario", "model", "d", "n_tokens", "expect", "regime", "r_final", "drift_rate",
+        cols = [c for c in ["scenario", "model", "d", "n_tokens", "horizon", "expect", "regime", "r_final", "drift_rate",
                             "period", "mean_token_norm", "cluster_shape", "check_ok", "settled", "note"]
                 if c in hd.columns]
         t = hd[cols].copy()
         if "settled" in hd.columns and not hd.settled.map(_as_bool).all():
             moving = hd[~hd.settled.map(_as_bool)]
+            at = (lambda r: f" at t_max = {_fmt(float(r.horizon))} τ") if "horizon" in hd.columns else (lambda r: "")
             out.append(("Runs not settled at t_max", "r(t) is still changing over the last quarter of these runs "
                         "(mean r of the last quarter minus that of the third: "
-                        + "; ".join(f"{r.scenario} {r.model.upper()}: {r.r_change_last_quarter:+.3f}"
+                        + "; ".join(f"{r.scenario} {r.model.upper()}: {r.r_change_last_quarter:+.3f}{at(r)}"
                                     for r in moving.itertuples())
                         + "), so their r_final and period describe a transient, not a settled state; their label "
-                        "is that of the last window (a longer horizon would be needed for the limit)."))
+                        "is that of the last window (a longer horizon would be needed for the limit: the config's "
+                        "highdim.scenarios.<name>.settle_horizon sets it per model)."))
         t["expect"] = t["expect"].replace("", "(no d = 2 prediction)")
         out.append(("Every run (results/tables/highdim.csv)", t))
     rb = tables.get("robustness")

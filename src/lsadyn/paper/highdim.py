@@ -125,6 +125,28 @@ def r_change_last_quarter(r) -> float:
     return float(np.mean(r[len(r) - q:]) - np.mean(r[len(r) - 2 * q:len(r) - q]))
 
 
+def run_horizon(scenario: dict, model: str) -> float:
+    """Integration time (units of τ) of one model's run of a config ``highdim.scenarios`` entry: its
+    ``settle_horizon[model]`` where given (runs whose r(t) needs longer than ``horizon`` to settle; ``horizon``
+    stays the base horizon other studies read, e.g. :mod:`lsadyn.paper.persistence`), else ``horizon``."""
+    return float(scenario.get("settle_horizon", {}).get(model, scenario["horizon"]))
+
+
+def samples_for(horizon: float, base_horizon: float, n_samples: int) -> int:
+    """Output times of a run of ``horizon`` at the spacing of ``n_samples`` times over ``base_horizon``
+    (a longer run keeps the time resolution its classifier reads: the oscillation period stays resolved)."""
+    if not horizon > 0 or not base_horizon > 0:
+        raise ValueError(f"horizon: must be > 0, got {horizon!r} (base {base_horizon!r})")
+    return round((int(n_samples) - 1) * float(horizon) / float(base_horizon)) + 1
+
+
+def end_shape(regime: str, shape: str) -> str:
+    """The cluster shape a table reports for a run: the final state's shape (:func:`lsadyn.metrics.cluster_shape`)
+    when the run reached a regime, ``""`` (not determined) for an ``undetermined`` run, which has no end state
+    yet (its momentary shape is not a limit)."""
+    return "" if regime == "undetermined" else shape
+
+
 def convergence_check(run: dict, check: dict, tol_r: float = 1e-3, tol_rate: float = 1e-2) -> bool:
     """Do two runs of the same system at different integration accuracy (e.g. :func:`run_highdim` at
     ``rtol`` and at ``rtol / check_tighten``) agree? Same regime, |Δ r_final| ≤ ``tol_r`` and relative

@@ -282,8 +282,8 @@ TABLES = {
         integer=("point_id",)),
     "highdim_run": TableSpec(
         numeric=("r_final", "drift_rate", "period", "mean_token_norm", "rtol", "rtol_check", "r_final_check",
-                 "r_change_last_quarter"),
-        finite=("rtol", "rtol_check"), text=("scenario", "model"), labels=("regime", "regime_check"),
+                 "r_change_last_quarter", "horizon"),
+        finite=("rtol", "rtol_check", "horizon"), text=("scenario", "model"), labels=("regime", "regime_check"),
         integer=("d", "n_tokens"), boolean=("check_ok", "settled")),
     "stability_run": TableSpec(
         numeric=("strength", "eps", "abs_R2_0", "abs_R2_tokens", "abs_R2_oa", "rate_tokens", "rate_oa"),
