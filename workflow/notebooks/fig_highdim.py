@@ -93,9 +93,16 @@ table_expect = table.drop_duplicates("scenario").set_index("scenario").expect
 
 
 def horizon_text(s):
-    """t_max of a scenario's runs (the horizon the run reached; one number when LSA and USA share it)."""
-    ends = sorted({float(data[s][f"{m}_t"][-1]) for m in models})
-    return "$t_{\\max}$ = " + " / ".join(f"{v:.3g}" for v in ends)
+    """t_max of a scenario's runs (the time the run reached): one number when the models share it, else one per
+    model (a scenario's settle_horizon can lengthen one model's run)."""
+    ends = {m: float(data[s][f"{m}_t"][-1]) for m in models}
+
+    def fmt(v):  # 1200, 450, 6.5 (not 1.2e+03)
+        return f"{v:.0f}" if v >= 100 else f"{v:.3g}"
+
+    if len({fmt(v) for v in ends.values()}) == 1:
+        return "$t_{\\max}$ = " + fmt(next(iter(ends.values())))
+    return "$t_{\\max}$ = " + " / ".join(f"{fmt(v)} ({m.upper()})" for m, v in ends.items())
 
 
 def unsettled_text(s):
