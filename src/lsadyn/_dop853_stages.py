@@ -733,7 +733,10 @@ def _stage_11_new_state_and_error(x, v, Kx, Kv, i0, h, om, hr, hi, xn, vn, rtol,
     the 16 AVX registers and spills (measured 8.4 ns per token against 5.9 ns for the three loops; a loop per
     component is bound by its multiply-adds, the stage loop by cache bandwidth). err3 = Σ_j e3_j K_j is computed
     as S − Σ_j bhh_j K_j from the sum S = Σ_j b_j K_j that y_new = y + h S needs (scipy's E3 is B − BHH, BHH
-    nonzero on 3 stages): 8 multiply-adds → 4."""
+    nonzero on 3 stages): 8 multiply-adds → 4. The component loops take the rows one by one (each row loaded once,
+    its three products at once): written as three separate sums they loaded every row twice and, with more
+    coefficients than registers, every coefficient from the stack per product, and were bound by their loads
+    (this pass 7.4 → 5.6 ns per token, measured interleaved in one run)."""
     n = x.size
     w0 = h * _A[11, 0]
     kx0 = Kx[i0]
@@ -800,12 +803,37 @@ def _stage_11_new_state_and_error(x, v, Kx, Kv, i0, h, om, hr, hi, xn, vn, rtol,
     s3 = 0.0
     kx11 = ox
     for k in range(n):
+        t = kx0[k]
+        sb = b0 * t
+        e5 = p0 * t
+        g = g0 * t
+        t = kx5[k]
+        sb += b5 * t
+        e5 += p5 * t
+        t = kx6[k]
+        sb += b6 * t
+        e5 += p6 * t
+        t = kx7[k]
+        sb += b7 * t
+        e5 += p7 * t
+        t = kx8[k]
+        sb += b8 * t
+        e5 += p8 * t
+        g += g8 * t
+        t = kx9[k]
+        sb += b9 * t
+        e5 += p9 * t
+        t = kx10[k]
+        sb += b10 * t
+        e5 += p10 * t
+        t = kx11[k]
+        sb += b11 * t
+        e5 += p11 * t
+        g += g11 * t
         y0 = x[k]
-        sb = b0 * kx0[k] + b5 * kx5[k] + b6 * kx6[k] + b7 * kx7[k] + b8 * kx8[k] + b9 * kx9[k] + b10 * kx10[k] + b11 * kx11[k]
         y1 = y0 + h * sb
         xn[k] = y1
-        e5 = p0 * kx0[k] + p5 * kx5[k] + p6 * kx6[k] + p7 * kx7[k] + p8 * kx8[k] + p9 * kx9[k] + p10 * kx10[k] + p11 * kx11[k]
-        e3 = sb - (g0 * kx0[k] + g8 * kx8[k] + g11 * kx11[k])
+        e3 = sb - g
         m0 = abs(y0)
         m1 = abs(y1)
         r = 1.0 / (atol + (m0 if m0 > m1 else m1) * rtol)
@@ -815,12 +843,37 @@ def _stage_11_new_state_and_error(x, v, Kx, Kv, i0, h, om, hr, hi, xn, vn, rtol,
         s3 += w * w
     kv11 = ov
     for k in range(n):
+        t = kv0[k]
+        sb = b0 * t
+        e5 = p0 * t
+        g = g0 * t
+        t = kv5[k]
+        sb += b5 * t
+        e5 += p5 * t
+        t = kv6[k]
+        sb += b6 * t
+        e5 += p6 * t
+        t = kv7[k]
+        sb += b7 * t
+        e5 += p7 * t
+        t = kv8[k]
+        sb += b8 * t
+        e5 += p8 * t
+        g += g8 * t
+        t = kv9[k]
+        sb += b9 * t
+        e5 += p9 * t
+        t = kv10[k]
+        sb += b10 * t
+        e5 += p10 * t
+        t = kv11[k]
+        sb += b11 * t
+        e5 += p11 * t
+        g += g11 * t
         y0 = v[k]
-        sb = b0 * kv0[k] + b5 * kv5[k] + b6 * kv6[k] + b7 * kv7[k] + b8 * kv8[k] + b9 * kv9[k] + b10 * kv10[k] + b11 * kv11[k]
         y1 = y0 + h * sb
         vn[k] = y1
-        e5 = p0 * kv0[k] + p5 * kv5[k] + p6 * kv6[k] + p7 * kv7[k] + p8 * kv8[k] + p9 * kv9[k] + p10 * kv10[k] + p11 * kv11[k]
-        e3 = sb - (g0 * kv0[k] + g8 * kv8[k] + g11 * kv11[k])
+        e3 = sb - g
         m0 = abs(y0)
         m1 = abs(y1)
         r = 1.0 / (atol + (m0 if m0 > m1 else m1) * rtol)
