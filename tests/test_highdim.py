@@ -101,6 +101,7 @@ def test_settle_horizon_lengthens_only_the_listed_model_at_the_same_sample_spaci
     sc = {"horizon": 300.0, "settle_horizon": {"lsa": 2400.0}}
     assert run_horizon(sc, "lsa") == 2400.0 and run_horizon(sc, "usa") == 300.0
     assert run_horizon({"horizon": 150.0}, "lsa") == 150.0  # no settle_horizon: every model runs for horizon
+    assert run_horizon({"horizon": 150.0, "settle_horizon": None}, "lsa") == 150.0  # null (quick.yaml) alike
     assert samples_for(300.0, 300.0, 600) == 600
     n = samples_for(2400.0, 300.0, 600)
     assert n == 8 * 599 + 1  # the spacing of 600 samples over 300 tau, kept over 2400 tau
@@ -144,8 +145,9 @@ def test_shape_row_counts_undetermined_runs_written_without_a_shape():
 
 @pytest.mark.slow
 def test_quick_oscillation_lsa_is_flagged_at_horizon_and_settled_at_its_settle_horizon():
-    """The quick config's oscillation LSA run (d = 20, n = 64, its seed): r(t) still climbs over the last quarter of
-    the scenario's horizon (settled false) and has settled by its settle_horizon, at the same sample spacing."""
+    """The oscillation LSA run at the quick config's size and seed (d = 20, n = 64; quick.yaml itself keeps the base
+    horizons): r(t) still climbs over the last quarter of the scenario's horizon (settled false) and has settled by
+    the paper config's settle_horizon, at the same sample spacing."""
     paper = yaml.safe_load((ROOT / "workflow/config/config.yaml").read_text())
     quick = yaml.safe_load((ROOT / "workflow/config/quick.yaml").read_text())["highdim"]
     sc = paper["highdim"]["scenarios"]["oscillation"]

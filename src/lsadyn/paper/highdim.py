@@ -128,8 +128,9 @@ def r_change_last_quarter(r) -> float:
 def run_horizon(scenario: dict, model: str) -> float:
     """Integration time (units of τ) of one model's run of a config ``highdim.scenarios`` entry: its
     ``settle_horizon[model]`` where given (runs whose r(t) needs longer than ``horizon`` to settle; ``horizon``
-    stays the base horizon other studies read, e.g. :mod:`lsadyn.paper.persistence`), else ``horizon``."""
-    return float(scenario.get("settle_horizon", {}).get(model, scenario["horizon"]))
+    stays the base horizon other studies read, e.g. :mod:`lsadyn.paper.persistence`), else ``horizon`` (also when
+    ``settle_horizon`` is null: how an override config such as quick.yaml drops the paper's)."""
+    return float((scenario.get("settle_horizon") or {}).get(model, scenario["horizon"]))
 
 
 def samples_for(horizon: float, base_horizon: float, n_samples: int) -> int:
