@@ -428,3 +428,39 @@ def test_ctrl_c_stops_handed_off_jobs_and_the_server_exit_130(tmp_path):
         i = next(f.name.split("_")[1] for f in tmp_path.glob("handed_*") if f.read_text().startswith(f"{child} "))
         assert not (tmp_path / "out" / f"{i}.txt").exists()
         assert "job interrupted (SIGINT)" in (tmp_path / "logs" / f"{i}.log").read_text()
+
+
+def test_a_job_started_while_the_server_imports_waits_for_it(tmp_path):
+    """The server listens before it imports: a job that starts meanwhile waits and is handed off (instead of
+    importing for itself); if the server is stopped while importing, the waiting job runs in its own process and
+    the socket is removed."""
+    marker = tmp_path / "imported"
+    (tmp_path / "slow_import.py").write_text(f"import time\ntime.sleep(1.0)\nopen({str(marker)!r}, 'w').close()\n")
+    env = {**ENV, "PYTHONPATH": f"{ENV['PYTHONPATH']}{os.pathsep}{tmp_path}"}
+    script, work = _job(tmp_path)
+    for stop_it in (False, True):
+        d = tmp_path / f"sock{int(stop_it)}"
+        d.mkdir(mode=0o700)
+        path = str(d / "socket")
+        proc = subprocess.Popen([sys.executable, "-m", "lsadyn.paper.jobrunner", path, str(os.getpid()),
+                                 "--preload", "numpy,slow_import"], env={**env, "OPENBLAS_NUM_THREADS": "1"},
+                                start_new_session=True)
+        try:
+            marker.unlink(missing_ok=True)
+            _server_pid_ready(path, proc)
+            assert not marker.exists()  # the socket is there before the imports end ...
+            client = subprocess.Popen([sys.executable, str(script), "arg1"], cwd=work, stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                      env={**env, jobrunner.SOCKET_ENV: path})
+            if stop_it:
+                time.sleep(0.3)
+                proc.terminate()
+                assert proc.wait(timeout=5) != 0
+                assert not os.path.exists(path)
+            _, err = client.communicate("hello\n", timeout=60)
+            assert client.returncode == 0, err
+            ppid = __import__("json").loads((work / "out.json").read_text())["ppid"]
+            assert (ppid != proc.pid) if stop_it else (ppid == proc.pid)  # ... and the job waited for them
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)

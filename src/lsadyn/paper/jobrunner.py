@@ -16,10 +16,11 @@ once, then listens on a Unix socket in a private (0700) temporary directory. Eac
   same signal). Inside the child :func:`hand_off` returns and the script goes on as it would in its own
   process;
 * anywhere else — no server (cluster jobs: :func:`start` is only called for local, non-dry-run builds; a
-  build with fewer than :data:`MIN_SCRIPT_JOBS` script jobs to run; a script run by hand; the first jobs of a
-  build, before the server has finished importing),
+  build with fewer than :data:`MIN_SCRIPT_JOBS` script jobs to run; a script run by hand),
   ``LSADYN_JOB_RUNNER=0``, not Linux, or any failure to reach the server — it returns at once and the
-  script runs in its own process, as without the runner.
+  script runs in its own process, as without the runner. A job that starts while the server is still importing
+  connects and waits for it (the server listens from its start), rather than importing for itself on a core
+  the server's imports need.
 
 Lifetimes and signals (Snakemake only knows the client):
 
@@ -381,10 +382,17 @@ def serve(path: str, parent: int, scripts=(), preload=PRELOAD) -> None:
     _die_with(parent)
     _STATE["identity"] = _python_identity()  # before any job's environment is seen
     stopping = []
-    # while it imports, the server has no socket and no child: SIGTERM (stop(), the parent's death) ends it at once
+    # while it imports, the server has no child: SIGTERM (stop(), the parent's death) ends it at once, socket removed
     # (a build whose jobs all ended before the server was ready waited up to ~3 s in stop() for its imports)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, lambda s, f: _quit_while_importing(path, s))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the clients' to forward
+    # listen before importing: a job that starts meanwhile connects and waits (its connection queued, no CPU used)
+    # instead of importing for itself on a core the server's imports need; if the server dies while importing,
+    # the job's connection is reset and it runs in its own process
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path + ".new")
+    listener.listen(64)
+    os.rename(path + ".new", path)
     _preload(scripts, preload)
     signal.signal(signal.SIGTERM, lambda s, f: stopping.append(s))
     gc.collect()
@@ -393,10 +401,6 @@ def serve(path: str, parent: int, scripts=(), preload=PRELOAD) -> None:
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda s, f: None)
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path + ".new")
-    os.rename(path + ".new", path)  # clients connect only once the modules are loaded
-    listener.listen(64)
     jobs: dict[int, dict] = {}  # child pid -> {"conn": socket or None, "kill_at": float or None}
     by_conn: dict[int, int] = {}  # conn fd -> child pid
     try:
@@ -424,11 +428,22 @@ def serve(path: str, parent: int, scripts=(), preload=PRELOAD) -> None:
     finally:
         for pid in jobs:
             _kill(pid, signal.SIGTERM)
-        for remove in (os.unlink, os.rmdir):  # the socket, then its directory (if empty) when nobody called stop()
-            try:
-                remove(path if remove is os.unlink else os.path.dirname(path))
-            except OSError:
-                pass
+        _remove_socket(path)
+
+
+def _remove_socket(path: str) -> None:
+    """Remove the socket, then its directory (if empty: nobody called :func:`stop`)."""
+    for remove, target in ((os.unlink, path + ".new"), (os.unlink, path), (os.rmdir, os.path.dirname(path))):
+        try:
+            remove(target)
+        except OSError:
+            pass
+
+
+def _quit_while_importing(path: str, signum: int) -> None:
+    """SIGTERM while the server imports (no child yet): remove the socket and exit at once."""
+    _remove_socket(path)
+    os._exit(128 + signum)
 
 
 def _kill(pid: int, sig: int) -> None:
