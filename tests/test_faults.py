@@ -116,6 +116,22 @@ def _highdim_npz(tmp_path):
     return path
 
 
+def test_results_files_get_the_mode_open_would_give(tmp_path):
+    """Atomic writes go through a temporary file (mkstemp: 0600); the renamed results file must be readable as a
+    file written with open() is (0666 less the umask), not private to the user who built it."""
+    old = os.umask(0o022)
+    try:
+        write_csv(pd.DataFrame({"a": [1.0]}), tmp_path / "t.csv")
+        write_npz(tmp_path / "a.npz", x=np.zeros(2))
+        os.umask(0o077)
+        write_csv(pd.DataFrame({"a": [1.0]}), tmp_path / "private.csv")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "t.csv").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "a.npz").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "private.csv").stat().st_mode & 0o777 == 0o600
+
+
 def test_loaders_accept_good_files(tmp_path):
     params, ppath = _params(tmp_path)
     sim = load_table(_sim(tmp_path, params), "sim", rows_like=ppath)

@@ -24,6 +24,13 @@ FLOAT_FORMAT = "%.12g"
 TEXT_COLUMNS = ("prediction", "note_", "reason", "kind", "regime", "case")
 
 
+def _new_file_mode() -> int:
+    """The mode a file created by ``open(path, "w")`` gets: 0666 less the process's umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 @contextmanager
 def atomic_path(path):
     """Yield a temporary path next to ``path``; rename it onto ``path`` only on success."""
@@ -31,6 +38,7 @@ def atomic_path(path):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
     os.close(fd)
+    os.chmod(tmp, _new_file_mode())  # mkstemp makes it 0600; a results file gets the mode open() would give it
     try:
         yield tmp
         os.replace(tmp, path)
