@@ -101,3 +101,10 @@ def test_build_summary_counts_and_points_to_the_outputs(tmp_path):
     s = build_summary(root=tmp_path)
     assert "1 failing (C4), informational only (not counted): C9; rows:" in s
     assert "no results/tables/claims.csv yet" in build_summary(root=tmp_path / "empty")
+
+
+def test_tables_print_a_dash_not_nan_for_missing_values():
+    from lsadyn.paper.findings import _md_table
+
+    text = _md_table(pd.DataFrame({"period": [3.14159, float("nan")], "note": [float("nan"), float("nan")]}))
+    assert "nan" not in text.lower() and "| 3.142 | — |" in text and "| — | — |" in text

@@ -93,12 +93,18 @@ table_expect = table.drop_duplicates("scenario").set_index("scenario").expect
 
 
 def horizon_text(s):
-    """t_max of a scenario's runs (the time the run reached): one number when the models share it, else one per
-    model (a scenario's settle_horizon can lengthen one model's run)."""
-    ends = {m: float(data[s][f"{m}_t"][-1]) for m in models}
+    """t_max of a scenario's runs in units of the scenario's time scale τ, as highdim.csv's ``horizon`` column, the
+    config and FINDINGS give it (tables without that column: the time the run reached, t): one number when the
+    models share it, else one per model (a scenario's settle_horizon can lengthen one model's run)."""
+    if "horizon" in table.columns:
+        ends = {m: float(table[(table.scenario == s) & (table.model == m)].horizon.iloc[0]) for m in models}
+        unit = "τ"
+    else:
+        ends = {m: float(data[s][f"{m}_t"][-1]) for m in models}
+        unit = ""
 
     def fmt(v):  # 1200, 450, 6.5 (not 1.2e+03)
-        return f"{v:.0f}" if v >= 100 else f"{v:.3g}"
+        return (f"{v:.0f}" if v >= 100 else f"{v:.3g}") + unit
 
     if len({fmt(v) for v in ends.values()}) == 1:
         return "$t_{\\max}$ = " + fmt(next(iter(ends.values())))
@@ -132,8 +138,11 @@ handles = handles + [blank] * (rows - len(handles)) + markers + [blank] * (rows 
 fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=6, frameon=False,
            title="line: scenario (all panels)        marker at the end of (a, b): observed regime", title_fontsize=6)
 tested = table[table.expect.fillna("") != ""]
-fig.suptitle(f"C7: embedded $d = 2$ scenarios at $d = {d}$:\n{int((tested.regime == tested.expect).sum())} of "
-             f"{len(tested)} runs with a $d = 2$ prediction reach it (LSA and USA)\n"
+reached = tested[tested.regime == tested.expect]
+moving = int((~reached.settled).sum()) if "settled" in reached.columns else 0  # r(t) still changing at t_max
+fig.suptitle(f"C7: embedded $d = 2$ scenarios at $d = {d}$:\n{len(reached)} of "
+             f"{len(tested)} runs with a $d = 2$ prediction reach it (LSA and USA)"
+             + (f", {moving} of them still changing at $t_{{\\max}}$" if moving else "") + "\n"
              r"$M = (1/n)\,\sum_j x_j x_j^{\top}$ (tokens' second moment), "
              r"$r = (d\,\lambda_{\max}(M) - 1)/(d - 1)$", fontsize=7)
 save_figure(fig, PDF, PNG, DPI)

@@ -241,8 +241,11 @@ def claims_highdim(hd: pd.DataFrame) -> list[dict]:
         tested = g[g.expect != ""]
         agree = tested[(tested.regime == tested.expect) & tested.check_ok.astype(bool)]
         d = int(g.d.iloc[0])
+        settled = (lambda r: bool(r.settled)) if "settled" in g else (lambda r: True)
         details = "; ".join(f"{r.scenario}: {r.regime} (expected {r.expect}, tolerance check "
-                            f"{'ok' if r.check_ok else 'FAILED'})" for r in tested.itertuples())
+                            f"{'ok' if r.check_ok else 'FAILED'}"
+                            f"{'' if settled(r) else '; r(t) still changing at t_max: a transient'})"
+                            for r in tested.itertuples())
         rows.append(_row(f"C7-{model}", f"d = 2 regimes reappear at d = {d} ({model.upper()}); cluster shape in "
                          f"C7-shape-{model}", f"particles-{model}", len(tested), len(agree),
                          len(tested) > 0 and len(agree) == len(tested), ev, details))

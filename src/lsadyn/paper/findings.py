@@ -13,6 +13,7 @@ statement held, but do not count.
 from __future__ import annotations
 
 import html
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -121,7 +122,7 @@ def _fmt(x) -> str:
     if isinstance(x, bool):
         return "yes" if x else "no"
     if isinstance(x, float):
-        return f"{x:.4g}"
+        return "—" if math.isnan(x) else f"{x:.4g}"  # NaN: no value (no period; an empty text column reads as NaN)
     return str(x)
 
 
@@ -189,6 +190,7 @@ def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]
                         "is that of the last window (a longer horizon would be needed for the limit: the config's "
                         "highdim.scenarios.<name>.settle_horizon sets it per model)."))
         t["expect"] = t["expect"].replace("", "(no d = 2 prediction)")
+        t = t.rename(columns={"horizon": "horizon (τ)"})  # drift_rate and period are per unit time t, not τ
         out.append(("Every run (results/tables/highdim.csv)", t))
     rb = tables.get("robustness")
     if claim == "C8" and rb is not None and len(rb):
@@ -207,7 +209,7 @@ def robustness_numbers(rb: pd.DataFrame) -> list[tuple[str, pd.DataFrame | str]]
                 "delta_all_kept": "every run keeps it for all δ ≤", "bits_needed": "every run keeps it for all b ≥",
                 "delta_min": "predicted δ_min", "delta_typ": "predicted δ_typ"})
     return [("What the runs showed (results/tables/robustness.csv)", findings_text(rb)),
-            ("Where the regime changes (NaN: for 'first δ changing it', no δ of the grid changes it; for 'all δ ≤', "
+            ("Where the regime changes (—: for 'first δ changing it', no δ of the grid changes it; for 'all δ ≤', "
              "already the smallest δ changes it; for 'all b ≥', even the largest b changes it; δ_min, δ_typ only for "
              "clustered scenarios)", t)]
 
