@@ -1,6 +1,8 @@
 """lsadyn.paper.findings: FINDINGS.md, the report's claims table and the end-of-build summary
 render what the claims table says (counts, verdicts, informational rows), nothing else."""
 
+import os
+
 import pandas as pd
 import pytest
 
@@ -101,6 +103,15 @@ def test_build_summary_counts_and_points_to_the_outputs(tmp_path):
     s = build_summary(root=tmp_path)
     assert "1 failing (C4), informational only (not counted): C9; rows:" in s
     assert "no results/tables/claims.csv yet" in build_summary(root=tmp_path / "empty")
+    assert "out of date" not in s
+    # a results table written after the claims (one figure rebuilt, another config): the summary says so
+    newer = tmp_path / "results/highdim/oscillation.csv"
+    newer.parent.mkdir()
+    newer.write_text("a\n1\n")
+    t = (tmp_path / "results/tables/claims.csv").stat().st_mtime
+    os.utime(newer, (t + 5, t + 5))
+    s = build_summary(root=tmp_path)
+    assert "may be out of date: results/highdim/oscillation.csv newer than it" in s
 
 
 def test_tables_print_a_dash_not_nan_for_missing_values():

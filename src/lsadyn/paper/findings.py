@@ -365,6 +365,16 @@ def findings_html(claims: pd.DataFrame, tables: dict, settings: dict) -> str:
 
 # --- the summary printed at the end of a build -----------------------------------------------------
 
+def _newer_results(claims: Path, root: Path) -> list[str]:
+    """Results tables (results/**/*.csv) written after ``claims``: the claims were computed without them."""
+    try:
+        since = claims.stat().st_mtime
+        found = [(p.stat().st_mtime, p) for p in (root / "results").rglob("*.csv") if p != claims]
+    except OSError:
+        return []
+    return [str(p.relative_to(root)) for t, p in sorted(found, reverse=True) if t > since]
+
+
 def build_summary(claims_csv="results/tables/claims.csv", configfiles=(), root=".") -> str:
     """A few lines for the end of a build: claims passing / failing / informational and where to
     look first. Works (says so) when the build made no claims table, e.g. one figure as target."""
@@ -389,6 +399,12 @@ def build_summary(claims_csv="results/tables/claims.csv", configfiles=(), root="
                          + f", {t.informational} informational")
         except (ValueError, KeyError, OSError) as err:
             lines.append(f"  claims: could not read {claims_csv}: {err}")
+        newer = _newer_results(path, root)
+        if newer:
+            lines.append(f"  (that table may be out of date: {newer[0]}"
+                         + (f" and {len(newer) - 1} more results file(s)" if len(newer) > 1 else "")
+                         + " newer than it, e.g. after building one figure or with another config; build the "
+                           "default target to update it)")
     else:
         lines.append(f"  claims: no {claims_csv} yet (build the default target for it)")
     lines += ["  look first: results/FINDINGS.md (what each claim's runs showed),",
