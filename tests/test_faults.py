@@ -555,6 +555,15 @@ def test_case4_examples_must_produce_their_regime():
     pconfig.check_config(_cfg(), SCHEMA)
 
 
+def test_settle_horizon_shorter_than_the_horizon_is_one_line():
+    """settle_horizon lengthens one model's run; a shorter value would silently shorten it (new-user trial)."""
+    cfg = _cfg()
+    cfg["highdim"]["scenarios"]["oscillation"]["settle_horizon"] = {"usa": 10.0}
+    with pytest.raises(ValueError, match=r"^config key highdim\.scenarios\.oscillation\.settle_horizon\.usa: must "
+                                         r"be >= highdim\.scenarios\.oscillation\.horizon \(10\.0 < 300\.0\)"):
+        pconfig.check_config(cfg, SCHEMA)
+
+
 def test_case4_oscillation_condition_matches_the_oa_flow():
     """The semantic check's condition is the flow's: the default oscillating example oscillates
     and orbit_v11 = 3 (rejected) converges, by the OA ODE."""

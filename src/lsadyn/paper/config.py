@@ -162,6 +162,10 @@ def _check_ranges(config: dict) -> None:
             raise ValueError(f"config key {section}.{lo}: must be < {section}.{hi} ({sec[lo]} >= {sec[hi]})")
     hd = config.get("highdim", {})
     for name, sc in hd.get("scenarios", {}).items():
+        for model, t in (sc.get("settle_horizon") or {}).items():  # lengthens a model's run (run_horizon)
+            if "horizon" in sc and not t >= sc["horizon"]:
+                raise ValueError(f"config key highdim.scenarios.{name}.settle_horizon.{model}: must be >= "
+                                 f"highdim.scenarios.{name}.horizon ({t} < {sc['horizon']}); it lengthens the run")
         A = np.asarray(sc["A"], dtype=float)
         beta = hd.get("beta", 1.0)
         norm = max(np.linalg.norm(A, 2), abs(sc["rest_A"])) + sc["noise"] * 3
