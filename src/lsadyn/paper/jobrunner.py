@@ -57,10 +57,13 @@ SWITCH_ENV = "LSADYN_JOB_RUNNER"
 #: ``LSADYN_JOB_RUNNER_MIN_JOBS=N``: start the server only for a build with at least N script jobs to run.
 MIN_JOBS_ENV = "LSADYN_JOB_RUNNER_MIN_JOBS"
 #: A build with fewer script jobs to run starts no server (its jobs run in their own processes). The server needs
-#: ~3 s of CPU to import and load kernels, and only jobs started after that are handed off: measured at
+#: ~3 s of CPU to import and load kernels before it forks the first job: measured at
 #: ``--cores 2``, rerunning N figure jobs of a built quick config (runner on vs off, interleaved, 2-6 runs each), the
 #: server cost 1 job +3 core-s, 2 jobs +3.5 core-s and +2 s wall, 3-4 jobs about the same wall and +1 core-s, while
-#: it saved 5 jobs ~4.5 s wall and ~3 core-s, 6 jobs ~6 s wall and ~3 core-s.
+#: it saved 5 jobs ~4.5 s wall and ~3 core-s, 6 jobs ~6 s wall and ~3 core-s (measured while jobs that started before
+#: the server was ready still imported for themselves). Since jobs wait for the server's imports instead, measured
+#: again the same way (3 runs each, alternating): 1 job +2.3-3.1 s wall and +2.6 core-s with the server; 5 jobs
+#: 8.3-9.5 s vs 8.9-9.6 s wall and 11.2-12.6 vs 13.6-15.1 core-s (a small gain).
 MIN_SCRIPT_JOBS = 5
 #: Seconds between SIGTERM and SIGKILL for a child whose client died.
 KILL_AFTER = 10.0
@@ -219,8 +222,8 @@ def start(workflow=None, *, scripts=(), preload=PRELOAD, min_jobs: int | None = 
     """Start the job-runner server for this (local) build and export its socket path to the jobs; returns the
     path, or None when the runner does not apply (cluster execution, dry run, switched off, not Linux) or does not
     pay: a build with fewer than ``min_jobs`` script jobs to run (default :data:`MIN_SCRIPT_JOBS`, or
-    ``$LSADYN_JOB_RUNNER_MIN_JOBS``; rebuilding a figure or two after an edit), whose jobs would mostly start before
-    the server is ready while its imports take CPU from them.
+    ``$LSADYN_JOB_RUNNER_MIN_JOBS``; rebuilding a figure or two after an edit), whose jobs would wait for the
+    server's imports (~3 s of CPU) to save little.
     Called from the Snakefile's ``onstart:``; the server imports ``preload`` and the modules that ``scripts``
     (default: every workflow/scripts/*.py and workflow/notebooks/*.py under the workflow's directory) import."""
     import atexit
