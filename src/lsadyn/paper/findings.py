@@ -181,7 +181,8 @@ def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]
         t = hd[cols].copy()
         if "settled" in hd.columns and not hd.settled.map(_as_bool).all():
             moving = hd[~hd.settled.map(_as_bool)]
-            at = (lambda r: f" at t_max = {_fmt(float(r.horizon))} τ") if "horizon" in hd.columns else (lambda r: "")
+            # as highdim_run logs it (%g): 32000 τ, not _fmt's 3.2e+04
+            at = (lambda r: f" at t_max = {float(r.horizon):g} τ") if "horizon" in hd.columns else (lambda r: "")
             out.append(("Runs not settled at t_max", "r(t) is still changing over the last quarter of these runs "
                         "(mean r of the last quarter minus that of the third: "
                         + "; ".join(f"{r.scenario} {r.model.upper()}: {r.r_change_last_quarter:+.3f}{at(r)}"
