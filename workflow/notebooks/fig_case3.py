@@ -43,17 +43,22 @@ regimes = list(traj["regime"])
 fig = plt.figure(figsize=(COLUMN_WIDTH, 4.9))
 gs = fig.add_gridspec(3, 1, height_ratios=[1.5, 0.9, 0.9])
 ax = fig.add_subplot(gs[0])
-handles = regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=10)
-handles.append(ax.axvline(0, color="0.4", lw=0.6, ls="--", label=r"$\sigma = 0$: fixed points on $|R_2| = 1$" "\n" r"iff $\sigma \leq 0$ or $\mu = 0$"))
-ax.axvline(1, color="0.6", lw=0.6, ls=":")
-handles.append(ax.axhline(0, color="0.6", lw=0.6, ls=":", label=r"$A$, $V$ commute ($\sigma = 1$ or $\mu = 0$)"))
+# no marker edge and a smaller marker: the paper grid's σ = 0.95 and the commuting column σ = 1 added to it are
+# 0.05 apart (~2.8 pt), and at size 10 with the usual edge (3.7 pt across) their columns ran into one bar
+handles = regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=5, edge=0)
+# the reference lines behind the markers (zorder 0.5): the commuting column σ = 1 and row μ = 0 lie on them
+handles.append(ax.axvline(0, color="0.4", lw=0.6, ls="--", zorder=0.5,
+                          label=r"$\sigma = 0$: fixed points on $|R_2| = 1$" "\n" r"iff $\sigma \leq 0$ or $\mu = 0$"))
+ax.axvline(1, color="0.6", lw=0.6, ls=":", zorder=0.5)
+handles.append(ax.axhline(0, color="0.6", lw=0.6, ls=":", zorder=0.5,
+                          label=r"$A$, $V$ commute ($\sigma = 1$ or $\mu = 0$)"))
 ax.set_xlabel(r"$\sigma$  ($A = \mathrm{diag}(1,\sigma)$)")
 ax.set_ylabel(r"$\mu$  ($V = I + \mu J$)")
 ax.legend(handles=handles, fontsize=6, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
 # what is plotted, not the claim as a result: the commuting points (sigma = 1) rotate too (row C3a-commuting)
 ax.set_title(r"C3: OA regimes of $A = \mathrm{diag}(1, \sigma)$, $V = I + \mu J$ (claim: rotating clusters "
              "where $A$, $V$ do not commute)", pad=37, fontsize=6.5)
-panel_letter(ax, "a")
+panel_letter(ax, "a", left_of_ylabel=True)
 if "cluster_rotate" in regimes:
     i = regimes.index("cluster_rotate")
     t = traj["t"][i]
@@ -62,7 +67,7 @@ if "cluster_rotate" in regimes:
     row = sim[sim.point_id == traj["point_id"][i]].iloc[0]
     ax2.set_title(rf"tokens $\theta_k(t)$, $\sigma = {row.x:.2g}$, $\mu = {row.y:.2g}$")
     ax2.set_ylabel(r"$\theta_k$ mod $2\pi$")
-    panel_letter(ax2, "b")
+    panel_letter(ax2, "b", left_of_ylabel=True)
     ax3 = fig.add_subplot(gs[2], sharex=ax2)
     R2 = traj["R2_oa"][i]
     phase = np.unwrap(np.angle(R2))
@@ -82,5 +87,8 @@ if "cluster_rotate" in regimes:
     # below the axes: inside, the long theory label ran over the curves (the trial's t = 8-11)
     ax3.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.42), ncol=2, frameon=False,
                columnspacing=1.0, handlelength=1.8)
-    panel_letter(ax3, "c")
+    panel_letter(ax3, "c", left_of_ylabel=True)
+# letters left of the y labels, lined up: (c)'s two-line label is taller than its panel and reaches above it, and
+# a letter at a fixed axes fraction ran into the label when wider tick labels pushed it left
+fig.align_ylabels()
 save_figure(fig, PDF, PNG, DPI)

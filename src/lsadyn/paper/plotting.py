@@ -42,15 +42,21 @@ def style():
     logging.getLogger("fontTools").setLevel(logging.WARNING)
 
 
-def panel_letter(ax, letter, x=-0.1, y=1.02, above=None):
+def panel_letter(ax, letter, x=-0.1, y=1.02, above=None, left_of_ylabel=False):
     """Bold panel letter "(a)" at the top left, outside the data area. ``above``: an artist over the axes (a
     legend from :func:`legend_above`): the letter then sits on that artist's top edge instead of ``y`` (a
-    legend as wide as the panel would otherwise run through it)."""
+    legend as wide as the panel would otherwise run through it). ``left_of_ylabel``: the letter's right edge sits
+    on the y label's left edge (``x`` is ignored), wherever the layout puts that label: a y label longer than a
+    short panel is tall reaches above the axes, and wide tick labels push it left, into a letter at a fixed ``x``.
+    Call ``fig.align_ylabels()`` to line such letters up across panels."""
     kw = {"ha": "right", "va": "bottom", "fontsize": 8, "fontweight": "bold"}
+    if left_of_ylabel:  # x in fraction of the label's bounding box (0: its left edge), y in axes fraction
+        return ax.annotate(f"({letter})", xy=(0.0, y), xycoords=(ax.yaxis.label, ax.transAxes),
+                           xytext=(-3.0, 0.0), textcoords="offset points", annotation_clip=False, **kw)
     if above is None:
-        ax.text(x, y, f"({letter})", transform=ax.transAxes, **kw)
-    else:  # x in axes fraction, y in fraction of the artist's bounding box (1: its top)
-        ax.annotate(f"({letter})", xy=(x, 1.0), xycoords=(ax.transAxes, above), annotation_clip=False, **kw)
+        return ax.text(x, y, f"({letter})", transform=ax.transAxes, **kw)
+    # x in axes fraction, y in fraction of the artist's bounding box (1: its top)
+    return ax.annotate(f"({letter})", xy=(x, 1.0), xycoords=(ax.transAxes, above), annotation_clip=False, **kw)
 
 
 def legend_above(ax, handles=None, ncol=2):
@@ -60,19 +66,32 @@ def legend_above(ax, handles=None, ncol=2):
     return ax.legend(handles=handles, **kw) if handles is not None else ax.legend(**kw)
 
 
-def regime_scatter(ax, x, y, labels, size=9):
-    """Scatter points coloured and shaped by regime label; returns the legend handles. Undetermined points
-    (usually few) are drawn on top of the others, larger and with a thicker ×, so none hides under a
-    determined marker."""
+def regime_scatter(ax, x, y, labels, size=9, edge=0.5, hollow=None):
+    """Scatter points coloured and shaped by regime label; returns the legend handles (one per regime present).
+    Undetermined points (usually few) are drawn on top of the others, larger and with a thicker ×, so none hides
+    under a determined marker. ``edge``: width (pt) of the determined markers' edge, in their own colour, which adds
+    to their size (``size`` is the area in pt², as in ``scatter``): 0 on a dense grid keeps close columns apart.
+    ``hollow``: boolean mask of points drawn as open markers (edge in the regime's colour, white inside; the
+    figure's legend must say what open means there); an × has no fill, so undetermined points stay as they are."""
     labels = np.asarray(labels)
+    x, y = np.asarray(x), np.asarray(y)
+    hollow = np.zeros(len(labels), bool) if hollow is None else np.asarray(hollow, bool)
     handles = []
     for lab, st in REGIME_STYLE.items():
         sel = labels == lab
-        if sel.any():
-            top = lab == "undetermined"
-            kw = {"s": 3 * size, "linewidths": 1.3, "zorder": 3} if top else {"s": size, "linewidths": 0.5}
-            handles.append(ax.scatter(np.asarray(x)[sel], np.asarray(y)[sel], c=st["color"], marker=st["marker"],
-                                      label=st["label"], **kw))
+        if not sel.any():
+            continue
+        if lab == "undetermined":
+            handles.append(ax.scatter(x[sel], y[sel], c=st["color"], marker=st["marker"], label=st["label"],
+                                      s=3 * size, linewidths=1.3, zorder=3))
+            continue
+        # the legend's regime entry is filled even where every point of the regime is open (an empty scatter)
+        handles.append(ax.scatter(x[sel & ~hollow], y[sel & ~hollow], c=st["color"], marker=st["marker"],
+                                  label=st["label"], s=size, linewidths=edge))
+        if (sel & hollow).any():  # a little larger than a filled marker (an outline reads smaller than a disc), white
+            # inside (as fig_highdim's open markers) so that one drawn over filled markers of its colour stays open
+            ax.scatter(x[sel & hollow], y[sel & hollow], facecolors="white", edgecolors=st["color"],
+                       marker=st["marker"], s=1.6 * size, linewidths=0.8, zorder=2.5)
     return handles
 
 
@@ -84,6 +103,30 @@ def r2_panel(ax, t, R2, regimes, ylabel=r"$|R_2(t)|$"):
     ax.set_xlabel(r"$t / t_{\max}$ ($t_{\max}$: each run's own horizon)")
     ax.set_ylabel(ylabel)
     ax.set_ylim(-0.02, 1.02)
+
+
+def identical_groups(curves, atol=0.01):
+    """Groups (lists of keys, in the dict's order) of two or more curves of ``curves`` ({name: 1-d array}) equal up
+    to ``atol`` times the largest absolute value of the group's first curve: drawn on top of one another, only the
+    last of a group shows, so a figure names them instead."""
+    groups, left = [], list(curves)
+    while left:
+        first = left.pop(0)
+        scale = max(float(np.max(np.abs(curves[first]))), 1e-12)
+        group = [first] + [k for k in left if np.allclose(curves[k], curves[first], rtol=0, atol=atol * scale)]
+        left = [k for k in left if k not in group]
+        if len(group) > 1:
+            groups.append(group)
+    return groups
+
+
+def edge_peaks(hists, fraction):
+    """{-1: [...], 1: [...]}: the keys of ``hists`` ({name: bin values}) whose first (-1) or last (+1) bin is a peak,
+    at least ``fraction`` of the highest bin of them all (in fig_highdim's histograms of inner products: tokens in
+    one cluster, +1, or in an antipodal pair, -1 and +1), in the dict's order. Curves that reach the same height in
+    such a bin hide each other."""
+    top = max(float(np.max(h)) for h in hists.values())
+    return {side: [k for k, h in hists.items() if h[0 if side < 0 else -1] >= fraction * top] for side in (-1, 1)}
 
 
 TOKEN_ANGLE_LABEL = r"$\theta_k$ mod $2\pi$"
@@ -164,16 +207,16 @@ def _mathtext_shared_with(renderer):
         RendererAgg.__init__ = init
 
 
-def atlas_with_representatives(sim, traj, title):
+def atlas_with_representatives(sim, traj, title, hollow=None):
     """Figure for an atlas case: regime scatter of (x, y) on top (returned for the caller's
-    claim overlay and legend), |R₂(t)| of the representatives (OA in colour, tokens dotted), and one
-    token space-time panel per representative regime; panel letters (a), (b), (c)…, the claim in the
-    figure title. Returns (fig, atlas_axes)."""
+    claim overlay and legend; ``hollow``: mask of points drawn open, see :func:`regime_scatter`), |R₂(t)| of the
+    representatives (OA in colour, tokens dotted), and one token space-time panel per representative regime;
+    panel letters (a), (b), (c)…, the claim in the figure title. Returns (fig, atlas_axes)."""
     k = len(traj["regime"])
     fig = plt.figure(figsize=(COLUMN_WIDTH, 4.9))
     gs = fig.add_gridspec(3, max(k, 1), height_ratios=[1.6, 0.8, 0.8])
     ax = fig.add_subplot(gs[0, :])
-    regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=7)
+    regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=7, hollow=hollow)
     fig.suptitle(title, fontsize=7)
     panel_letter(ax, "a", x=-0.08)
     ax2 = fig.add_subplot(gs[1, :])
