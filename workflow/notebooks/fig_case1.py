@@ -14,13 +14,16 @@
 # %% [markdown]
 # # Case 1: V = I, A arbitrary (claim C1)
 # Regime atlas of the sampled A in the (tr A, det A) plane from the OA ODE, with the claim's
-# regions; |R₂(t)| and token angles of one representative per regime. Reads results files only.
+# regions; open markers: the points where claim 1 is silent (claims rows C1c), so that an interior point there is
+# not read as one of C1b's (sym(A) negative definite); |R₂(t)| and token angles of one representative per regime.
+# Reads results files only.
 
 # %%
 import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
 
 # isort: split
 import numpy as np
+from matplotlib.lines import Line2D
 
 from lsadyn.paper.io import load_arrays, load_table
 from lsadyn.paper.plotting import atlas_with_representatives, legend_above, save_figure, style
@@ -37,9 +40,13 @@ sim = load_table(SIM, "sim")
 traj = load_arrays(TRAJ, "traj")
 
 # %%
+# the points claim 1 says nothing about (no prediction: tr A <= 0 < det A with sym(A) not negative definite; claims
+# rows C1c, checked against the derived criterion) are drawn open: an interior point there shares C1b's colour
+# (sym(A) negative definite) and would otherwise be read as one of the claim's own
+silent = (sim.prediction.fillna("") == "").to_numpy()
 fig, ax = atlas_with_representatives(
     sim, traj, "C1 ($V = I$), claim: clustering if $\\mathrm{tr}\\,A > 0$ or $\\det A \\leq 0$;\n"
-    f"OA regimes of {len(sim)} sampled $A$ in the $(\\mathrm{{tr}}\\,A, \\det A)$ plane")
+    f"OA regimes of {len(sim)} sampled $A$ in the $(\\mathrm{{tr}}\\,A, \\det A)$ plane", hollow=silent)
 lim = np.nanmax(np.abs(sim[["x", "y"]].to_numpy())) * 1.05
 ax.axvspan(0, lim, color="0.93", zorder=0)
 ax.axhspan(-lim, 0, color="0.93", zorder=0, label="claim 1: clustering")
@@ -49,5 +56,11 @@ ax.set_xlim(-lim, lim)
 ax.set_ylim(-lim, lim)
 ax.set_xlabel(r"$\mathrm{tr}\,A$")
 ax.set_ylabel(r"$\det A$")
-legend_above(ax)
+handles, _ = ax.get_legend_handles_labels()
+if silent.any():
+    handles += [Line2D([], [], ls="", marker="o", color="0.45", ms=3, label="filled: claim 1 predicts (C1a, C1b)"),
+                Line2D([], [], ls="", marker="o", mfc="none", mec="0.45", mew=0.8, ms=3.5,
+                       label="open: claim 1 silent ($\\mathrm{tr}\\,A \\leq 0 < \\det A$,\n"
+                             "sym$(A)$ not negative definite; rows C1c)")]
+legend_above(ax, handles)
 save_figure(fig, PDF, PNG, DPI)
