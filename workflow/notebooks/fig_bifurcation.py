@@ -41,20 +41,32 @@ mu_c = fit.mu_c_theory
 beta = float(sim.beta.iloc[0])  # the β of the sweep (one value per experiment)
 
 # %%
-fig, (ax, ax2) = plt.subplots(2, 1, figsize=(COLUMN_WIDTH, 4.1))
+fig = plt.figure(figsize=(COLUMN_WIDTH, 4.5))
+gs = fig.add_gridspec(3, 1, height_ratios=[1, 0.16, 1.05])
+ax = fig.add_subplot(gs[0])
+strip = fig.add_subplot(gs[1], sharex=ax)  # the regime of every run; only rotating runs have a period above
+ax2 = fig.add_subplot(gs[2])
 rot = sim[sim.regime_oa == "cluster_rotate"]
 mu = np.linspace(mu_c * 1.0005, sim.x.max(), 400)
 ax.plot(mu, np.pi / (beta * np.sqrt(mu**2 - mu_c**2)), color="0.4", lw=0.8, ls="--",
         label=rf"theory $\pi/(\beta\sqrt{{\mu^2-s^2}})$, $\beta = {beta:g}$")
-ax.plot(rot.x, rot.period_oa, "o", ms=2.5, color="k", label="OA sweep: period of $R_2$")
-regime_scatter(ax, sim.x, np.zeros(len(sim)), sim.regime_oa, size=8)
-ax.axvline(mu_c, color="0.3", lw=0.6, ls=":")
-ax.set_ylim(-3, np.nanmax(rot.period_oa) * 1.1 if len(rot) else 1)
-ax.set_xlabel(r"$\mu$")
+ax.plot(rot.x, rot.period_oa, "o", ms=2.5, color="k", label="OA sweep: period")
+handles = regime_scatter(strip, sim.x, np.zeros(len(sim)), sim.regime_oa, size=6, edge=0)  # no edge: runs apart
+for a in (ax, strip):
+    a.axvline(mu_c, color="0.3", lw=0.6, ls=":")
+ax.set_ylim(0, np.nanmax(rot.period_oa) * 1.1 if rot.period_oa.notna().any() else 1)
+ax.tick_params(labelbottom=False)
 ax.set_ylabel("period of $R_2$ (units of $t$)")
-ax.legend(fontsize=6, loc="upper right", frameon=False)
+# the regimes of every run are in the strip below (one marker each): converging runs have no period
+for h in handles:
+    h.set_label(f"strip: {h.get_label()}")
+ax.legend(handles=[*ax.get_legend_handles_labels()[0], *handles], fontsize=6, loc="upper right", frameon=False)
 ax.set_title(f"threshold $\\mu_c = s = {mu_c:g}$; sweep bracket [{fit.mu_converge_max:.3g}, {fit.mu_rotate_min:.3g}]\n"
-             r"regimes on the axis: converge $\mu < \mu_c$, rotate $\mu > \mu_c$", fontsize=6)
+             "strip: OA regime of every run (a converging run has no period)", fontsize=6)
+strip.set_ylim(-1, 1)
+strip.set_yticks([])
+strip.set_ylabel("OA\nregime", rotation=0, ha="right", va="center", fontsize=6)
+strip.set_xlabel(r"$\mu$")
 panel_letter(ax, "a", x=-0.1)
 near = rot[rot.x > mu_c]
 ax2.loglog(near.x - mu_c, near.period_oa, "o", ms=2.5, color="k", label="OA sweep")
