@@ -16,7 +16,9 @@
 # Final-state discrepancy |R₂^tokens − R₂^OA| (mean over the classification window) against the
 # initial distance ε = d_BL(μ₀, uniform), per perturbation family, one panel per (A, V). Filled
 # markers: the tokens reach the OA regime; crosses: they reach another one; "?": the tokens' run stayed
-# undetermined within the budget (counted as not reaching OA by C6a). Dashed: ε_small of the claims table.
+# undetermined within the budget (counted as not reaching OA by C6a). Discrepancies below 10⁻⁶ (zero up to the
+# integration tolerance) sit in a grey band under that line, one row per family. Dashed: ε_small of the claims
+# table.
 # Reads results files only.
 
 # %%
@@ -26,6 +28,7 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from matplotlib.patheffects import withStroke
 from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
@@ -49,7 +52,12 @@ fam_style = {"harmonics": ("o", OKABE_ITO[0]), "von_mises": ("s", OKABE_ITO[1]),
              "random": ("D", OKABE_ITO[4])}
 FAMILY_LABEL = {"harmonics": r"density $1 + s\sum_{k \leq 3} \cos(2k\theta + \varphi_k)/k$", "von_mises": "von Mises mixture",
                 "clumps": "equal clumps", "random": "random sample"}
-FLOOR = 1e-6  # discrepancies below this are drawn on it (open markers): zero up to the integration tolerance
+FLOOR = 1e-6  # discrepancies below this are zero up to the integration tolerance: drawn in a band under it
+# the band below the floor: one row per family (a value under the floor is only "below it", so the rows carry no
+# y value and runs of different families at the same ε no longer sit on one another)
+ROW_STEP = 0.4  # decades between the band's rows
+FLOOR_ROW = {fam: FLOOR * 10 ** (-ROW_STEP * (i + 1)) for i, fam in enumerate(fam_style)}
+BAND_LOW = FLOOR * 10 ** (-ROW_STEP * (len(fam_style) + 1))
 
 
 def title_lines(statement, hypothesis):
@@ -78,20 +86,28 @@ for k, (ax, reg) in enumerate(zip(axes.flat, regimes)):
         same = (f.regime_tokens == f.regime_oa).to_numpy()
         und = (f.regime_tokens == "undetermined").to_numpy()  # not decided within the budget: not a "differs"
         low = (f.discrepancy < FLOOR).to_numpy()
-        y = np.maximum(f.discrepancy, FLOOR)
-        ax.scatter(f.eps[same & ~low], y[same & ~low], marker=marker, color=color, s=11, linewidths=0.4)
-        ax.scatter(f.eps[same & low], y[same & low], marker=marker, facecolors="none", edgecolors=color, s=11,
-                   linewidths=0.7)
+        y = np.where(low, FLOOR_ROW[fam], f.discrepancy)
+        ax.scatter(f.eps[same], y[same], marker=marker, color=color, s=11, linewidths=0.4)
         ax.scatter(f.eps[~same & ~und], y[~same & ~und], marker="x", color=color, s=14, linewidths=0.8)
         ax.scatter(f.eps[und], y[und], marker="$?$", color=color, s=50, linewidths=0.3, zorder=5,
                    path_effects=[withStroke(linewidth=1.5, foreground="white")])  # on top of the others
     ax.axvline(EPS, color="0.4", lw=0.6, ls="--")
-    ax.axhline(FLOOR, color="0.8", lw=0.5, zorder=0)
+    ax.axhspan(BAND_LOW, FLOOR, color="0.9", lw=0, zorder=0)
+    ax.axhline(FLOOR, color="0.45", lw=0.6, zorder=1)
     ax.set_xscale("log")
-    ax.set_ylim(FLOOR / 4, max(float(st.discrepancy.max()), 1e-3) * 4)
+    ax.set_ylim(BAND_LOW, max(float(st.discrepancy.max()), 1e-3) * 4)
     ax.set_yscale("log")
     ax.set_title(title_lines(str(g.statement.iloc[0]), bool(g.hypothesis.iloc[0])), fontsize=6, loc="left")
     panel_letter(ax, "abcdefgh"[k], x=-0.04)
+# y ticks: every second decade down to the floor, and the band below it labelled as what it is (zero up to the
+# integration tolerance; "< 10^-6" was wider than the decade labels and narrowed the panels until ε's ticks ran
+# together)
+top = axes.flat[0].get_ylim()[1]
+decades = [10.0**e for e in range(-6, 3, 2) if 10.0**e <= top]
+axes.flat[0].yaxis.set_major_locator(FixedLocator([np.sqrt(BAND_LOW * FLOOR), *decades]))
+axes.flat[0].yaxis.set_major_formatter(plt.FuncFormatter(
+    lambda v, _: r"$\approx 0$" if v < FLOOR else f"$10^{{{round(np.log10(v))}}}$"))  # as narrow as 10^-6
+axes.flat[0].yaxis.set_minor_locator(NullLocator())
 lo, hi = st.eps.min() / 1.5, st.eps.max() * 1.5
 ticks = [v for v in (0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0) if lo <= v <= hi]
 for ax in axes.flat:
@@ -111,7 +127,9 @@ for ax in axes[:, 0]:
 for ax in axes.flat[len(regimes):]:
     ax.set_visible(False)
 handles = [Line2D([], [], ls="", marker=m, color=c, ms=3.5, label=FAMILY_LABEL[f]) for f, (m, c) in fam_style.items()]
-handles += [Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", ms=3.5, label=rf"$< 10^{{-6}}$, drawn at $10^{{-6}}$"),
+handles += [Patch(facecolor="0.9", edgecolor="0.45", lw=0.6,
+                  label=r"below $10^{-6}$, zero up to the integration tolerance" "\n"
+                        r"($\approx 0$): grey band, one row per family"),
             Line2D([], [], ls="", marker="x", color="0.3", ms=4, label="regime differs from OA"),
             Line2D([], [], ls="", marker="$?$", color="0.3", ms=7, mew=0.3,
                    label="tokens undetermined within the budget\n(C6a counts it as not reaching OA)"),
