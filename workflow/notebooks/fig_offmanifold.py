@@ -49,25 +49,29 @@ dens, iid = df[df.start == "density"], df[df.start == "iid"]
 # the density runs of every n sit at the same D with (nearly) the same amplitude: concentric rings, largest for the
 # smallest n, the largest n a filled dot, so every n stays visible without moving a point off its D
 ring = dict(zip(ns, np.linspace(70, 8, len(ns)) if len(ns) > 1 else [20]))
+h_dens, h_iid = [], []
 for n in ns:
     d = dens[dens.n == n]
     last = n == ns[-1]
-    ax.scatter(d.oa_distance, d.amplitude, s=ring[n], marker="o", facecolors=col[n] if last else "none",
-               edgecolors=col[n], linewidths=0.9, zorder=3, label=f"density, $n = {n}$")
+    h_dens.append(ax.scatter(d.oa_distance, d.amplitude, s=ring[n], marker="o", facecolors=col[n] if last else "none",
+                             edgecolors=col[n], linewidths=0.9, zorder=3, label=f"density, $n = {n}$"))
     i = iid[iid.n == n]
-    ax.scatter(i.oa_distance, i.amplitude, s=14, facecolors="none", edgecolors=col[n], marker="s",
-               label=f"i.i.d., $n = {n}$")
+    h_iid.append(ax.scatter(i.oa_distance, i.amplitude, s=14, facecolors="none", edgecolors=col[n], marker="s",
+                            label=f"i.i.d., $n = {n}$"))
 k = float(np.dot(df.oa_distance, df.amplitude) / np.dot(df.oa_distance, df.oa_distance))
 x = np.array([0, df.oa_distance.max() * 1.1])
-ax.plot(x, k * x, color="0.3", lw=0.7, ls="--", label=f"amplitude $= {k:.2f}\\,D$")
+(h_fit,) = ax.plot(x, k * x, color="0.3", lw=0.7, ls="--", label=f"amplitude $= {k:.2f}\\,D$")
 ax.set_xlim(0, x[-1])
 ax.set_ylim(0, None)
 ax.set_xlabel(r"distance from the OA manifold $D$")
 ax.set_ylabel(r"peak-to-peak of $|R_2|$ (final window)")
 ax.set_title(r"(a) oscillation amplitude against $D$")
-# below the axes: the fitted line runs from the origin to the top right, through any corner legend
-ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3, frameon=False, columnspacing=1.0,
-          handletextpad=0.3)
+# below the axes: the fitted line runs from the origin to the top right, through any corner legend. Two columns
+# filled top to bottom (density | i.i.d.), so each row reads as plotted: density n, then i.i.d. n, n ascending,
+# the fit last; the markers are open so that the runs of every n at one D stay visible (the largest n filled)
+ax.legend(handles=[*h_dens, h_fit, *h_iid], fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2,
+          frameon=False, columnspacing=1.5, handletextpad=0.3,
+          title="density: one ring per $n$ at the same $D$ (largest $n$ filled)", title_fontsize=6)
 
 top = dens.eps.max() if len(dens) else np.nan
 styles = {ns[0]: dict(lw=2.2, alpha=0.45), ns[-1]: dict(lw=0.9, ls=(0, (3, 2)), zorder=3)}
