@@ -18,7 +18,8 @@
 # regime; open: an antipodal pair, filled otherwise (highdim.csv's cluster_shape, when present; empty for an
 # undetermined run, which has no end state). They sit in a
 # strip right of t = t_max, one column per scenario, at the final r: ends at r = 1 no longer hide each other.
-# Reads results files only.
+# Likewise in (e, f): the height of a peak in the bin at -1 or +1 is repeated outside [-1, 1], one column per
+# scenario, and scenarios whose histograms coincide are named in the panel. Reads results files only.
 
 # %%
 import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
@@ -30,7 +31,8 @@ import numpy as np
 from lsadyn.paper.io import load_arrays, load_table
 from matplotlib.lines import Line2D
 
-from lsadyn.paper.plotting import COLUMN_WIDTH, LINESTYLES, OKABE_ITO, REGIME_STYLE, panel_letter, save_figure, style
+from lsadyn.paper.plotting import (COLUMN_WIDTH, LINESTYLES, OKABE_ITO, REGIME_STYLE, edge_peaks, identical_groups,
+                                   panel_letter, save_figure, style)
 
 try:
     sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -49,11 +51,16 @@ models = list(dict.fromkeys(table.model))
 has_shape = "cluster_shape" in table.columns
 SHAPE_FACE = {"single": "filled", "antipodal_pair": "open"}
 END_STEP = 0.1  # (a, b): spacing of the end-marker columns right of t_max, in units of t_max
+EDGE_STEP = 0.16  # (e, f): spacing of the columns outside [-1, 1] that repeat the heights of the bins at -1 and +1
+EDGE_PEAK = 0.25  # (e, f): a bin at -1 or +1 is a peak (repeated outside [-1, 1]) from this fraction of the highest bin
+
 
 # %%
 fig, axes = plt.subplots(3, len(models), figsize=(COLUMN_WIDTH, 6.5), sharey="row", squeeze=False,
                          gridspec_kw={"height_ratios": [1.4, 1, 1]})
 seen = {}
+hists = {m: {} for m in models}
+edge_columns = 0
 for j, model in enumerate(models):
     for k, s in enumerate(SCEN):
         a = data[s]
@@ -73,7 +80,9 @@ for j, model in enumerate(models):
         axes[1, j].plot(t / t[-1], a[f"{model}_swept_angle"], **style_k)
         edges = a[f"{model}_bin_edges"]
         centres = (edges[1:] + edges[:-1]) / 2
-        axes[2, j].plot(centres, a[f"{model}_histograms"][-1], drawstyle="steps-mid", **style_k)
+        hist = a[f"{model}_histograms"][-1]
+        axes[2, j].plot(centres, hist, drawstyle="steps-mid", **style_k)
+        hists[model][s] = hist
     axes[0, j].axvline(1.0, color="0.7", lw=0.5, zorder=0)
     axes[0, j].set_xlim(-0.04, 1.0 + END_STEP * (len(SCEN) + 0.7))
     axes[0, j].set_xticks([0, 0.5, 1])
@@ -84,6 +93,24 @@ for j, model in enumerate(models):
     axes[0, j].set_xlabel("$t/t_{\\max}$\n($t_{\\max}$ of each scenario: legend)")
     axes[1, j].set_xlabel("$t/t_{\\max}$\n($t_{\\max}$ of each scenario: legend)")
     axes[2, j].set_xlabel(r"$\langle x_i, x_j\rangle$ at $t_{\max}$")
+    for side, names in edge_peaks(hists[model], EDGE_PEAK).items():
+        axes[2, j].axvline(side, color="0.7", lw=0.5, zorder=0)
+        for c, name in enumerate(names):  # one column per peaked scenario outside [-1, 1], joined by a dotted leader
+            value = hists[model][name][0 if side < 0 else -1]
+            x_edge = side * (1.0 + EDGE_STEP * (c + 1))
+            color = OKABE_ITO[SCEN.index(name) % len(OKABE_ITO)]
+            axes[2, j].plot([side, x_edge], [value] * 2, color=color, lw=0.4, ls=":")
+            axes[2, j].plot([x_edge], [value], marker="_", ms=3, mew=1.6, color=color, ls="", clip_on=False,
+                            zorder=5)
+        edge_columns = max(edge_columns, len(names))
+    same = identical_groups(hists[model], atol=0.01)
+    if same:  # say it where it happens: these curves lie on one another
+        lines = [", ".join(g[i:i + 2]).replace("_", " ") for g in same for i in range(0, len(g), 2)]
+        axes[2, j].text(0.5, 0.6, "one curve (within 1 %\nof the peak):\n" + ",\n".join(lines),
+                        transform=axes[2, j].transAxes, ha="center", va="center", fontsize=5.5, color="0.25")
+for j in range(len(models)):  # (e, f) share the strip's width
+    axes[2, j].set_xlim(-1.0 - EDGE_STEP * (edge_columns + 0.7), 1.0 + EDGE_STEP * (edge_columns + 0.7))
+    axes[2, j].set_xticks([-1, 0, 1])
     for i in range(3):
         panel_letter(axes[i, j], "abcdef"[2 * i + j] if len(models) == 2 else "abcdefghi"[3 * i + j], x=-0.12)
 axes[0, 0].set_ylabel(r"$r(t)$, order parameter")
@@ -130,6 +157,9 @@ markers = [Line2D([], [], marker=st["marker"], ls="", mfc="0.6", mec="k", mew=0.
 if has_shape:
     markers += [Line2D([], [], marker="o", ls="", mfc="0.6", mec="k", ms=4, label="filled: one cluster"),
                 Line2D([], [], marker="o", ls="", mfc="white", mec="k", ms=4, label="open: antipodal pair")]
+if edge_columns:
+    markers += [Line2D([], [], marker="_", ls="", color="0.3", ms=3, mew=1.6,
+                       label="(e, f) beyond ±1: a peak's height\nat ±1, one column per scenario")]
 # left column the scenarios (lines, every panel), right column the end markers of (a, b): blank rows pad the
 # shorter one (a legend fills its columns in order)
 rows = max(len(handles), len(markers))
