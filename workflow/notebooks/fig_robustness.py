@@ -143,7 +143,7 @@ for i, sc in enumerate(scenarios):
 handles = [Line2D([], [], color=MODEL_STYLE[m]["color"], ls=MODEL_STYLE[m]["ls"], marker=MODEL_STYLE[m]["marker"],
                   ms=MODEL_STYLE[m]["ms"], lw=0.9, label=f"{m.upper()} ({'left' if DODGE[m] < 0 else 'right'} of "
                   "each level)") for m in models if m in MODEL_STYLE]
-handles += [Line2D([], [], color="k", marker="o", mfc="white", ls="", ms=4, label="some runs undetermined"),
+handles += [Line2D([], [], color="k", marker="o", mfc="white", ls="", ms=4, label="open: some runs undetermined (not kept)"),
             Line2D([], [], color="k", marker="x", ls="", ms=6, mew=0.8,
                    label="fraction predicted to keep it, of the runs with a prediction (eigenvalue criterion)"),
             Line2D([], [], color="k", lw=2.6, alpha=0.35, solid_capstyle="butt",
