@@ -105,8 +105,8 @@ for j, model in enumerate(models):
         edge_columns = max(edge_columns, len(names))
     same = identical_groups(hists[model], atol=0.01)
     if same:  # say it where it happens: these curves lie on one another
-        lines = [", ".join(g[i:i + 2]).replace("_", " ") for g in same for i in range(0, len(g), 2)]
-        axes[2, j].text(0.5, 0.6, "one curve (within 1 %\nof the peak):\n" + ",\n".join(lines),
+        lines = [", ".join(g).replace("_", " ").replace(", ", ",\n") for g in same]  # narrow: clear of the peaks
+        axes[2, j].text(0.5, 0.6, "one curve\n(within 1 %):\n" + ";\n".join(lines),
                         transform=axes[2, j].transAxes, ha="center", va="center", fontsize=5.5, color="0.25")
 for j in range(len(models)):  # (e, f) share the strip's width
     axes[2, j].set_xlim(-1.0 - EDGE_STEP * (edge_columns + 0.7), 1.0 + EDGE_STEP * (edge_columns + 0.7))
