@@ -6,10 +6,17 @@ import pandas as pd
 import pytest
 
 from lsadyn.api import simulate_regime, time_scale
-from lsadyn.batch_sphere import BatchField, batch_axis_observer, regime_batch, run_time_scale, usa_time_scale
+from lsadyn.batch_sphere import (
+    BatchField,
+    BatchTokenRun,
+    batch_axis_observer,
+    regime_batch,
+    run_time_scale,
+    usa_time_scale,
+)
 from lsadyn.dynamics import attention, lsa_field, usa_field
 from lsadyn.integrate import integrate_sphere, uniform_sphere
-from lsadyn.metrics import axis_observer
+from lsadyn.metrics import SETTLED_R_CHANGE, axis_observer, r_change_last_quarter
 from lsadyn.paper import persistence as P
 from lsadyn.paper.highdim import embed_scenario
 from lsadyn.paper.persistence_run import run_chunk
@@ -196,4 +203,124 @@ def test_period_comparison_uses_the_seed_range_at_d2_not_a_ratio_to_its_median()
     # a ratio to the d = 2 median (3.38) would put every d = 3 run 19-25 % above d = 2
     assert P.period_comparison(g[g.d != 2])["period_outside_d2"] == ""
     assert P.period_comparison(g[g.regime != "oscillate"]) == {"period_by_d": "", "period_outside_d2": "",
-                                                               "period_within_d2": ""}
+                                                               "period_within_d2": "", "period_not_compared": ""}
+
+
+# ------------------------------------------------------------------------------ settled flag (r(t) still changing?)
+
+
+def test_r_change_last_quarter_of_a_run_tail_equals_that_of_the_whole_run():
+    r = np.linspace(0.0, 1.0, 601) ** 2
+    whole = r_change_last_quarter(r)
+    assert r_change_last_quarter(r[300:], n_run=601) == whole  # the last half is all it reads
+    assert r_change_last_quarter(r[250:], n_run=601) == whole
+    with pytest.raises(ValueError, match="last half"):
+        r_change_last_quarter(r[400:], n_run=601)  # less than the last half: the third quarter is missing
+
+
+def _identity_batch(horizon, n_samples=200, budget=1):
+    """Two d = 5 runs of A = V = I (LSA): r(t) climbs from the noise floor to 1 (the tokens cluster)."""
+    A, V = embed_scenario(np.eye(2), np.eye(2), 5, 1.0, 1.0)
+    X0 = np.stack([uniform_sphere(16, 5, s) for s in (1, 2)])
+    return regime_batch("lsa", np.stack([A, A]), np.stack([V, V]), 1.0, X0, horizon=horizon, n_samples=n_samples,
+                        dt=0.1, budget=budget), (A, V, X0)
+
+
+def test_a_run_stopped_early_is_flagged_unsettled_and_the_same_run_longer_is_settled():
+    short, _ = _identity_batch(3.0)  # stopped while the tokens are still gathering: r still climbing
+    long_, _ = _identity_batch(60.0)
+    for b in short:
+        assert b.r_change_last_quarter > SETTLED_R_CHANGE and not b.settled
+    for b in long_:
+        assert b.result.regime == "cluster_converge"
+        assert abs(b.r_change_last_quarter) <= SETTLED_R_CHANGE and b.settled
+
+
+@pytest.mark.parametrize("horizon, budget", [(3.0, 1), (1.0, 4)])
+def test_batch_settled_measure_is_r_change_last_quarter_of_the_whole_observed_run(horizon, budget):
+    """regime_batch observes only the run's last half (and continues undecided runs): its measure must equal
+    r_change_last_quarter of r sampled over the whole run, up to where the run was decided."""
+    res, (A, V, X0) = _identity_batch(horizon, budget=budget)
+    for i, b in enumerate(res):
+        f = b.result.details["budget_factor"]
+        n_run = int(round(199 * f)) + 1
+        s = horizon / 199 * np.arange(n_run)
+        tau = run_time_scale("lsa", A, V, 1.0)
+        ds = horizon / 199
+        run = BatchTokenRun(BatchField("lsa", A[None], V[None], np.array([1.0]), np.array([tau])), X0[i:i + 1],
+                            ds / np.ceil(ds / 0.1 - 1e-9))
+        r = np.concatenate([batch_axis_observer(X0[i:i + 1])[:, 0], run.advance(np.array([0]), s[1:])[0, :, 0]])
+        assert b.r_change_last_quarter == pytest.approx(r_change_last_quarter(r), abs=1e-12)
+    if budget > 1:
+        assert any(b.result.details["budget_factor"] > 1 for b in res)  # a continued run was checked
+
+
+def test_the_table_carries_the_settled_flag_and_reports_unsettled_runs():
+    cfg = _cfg(dimension={"d": [2, 3], "seeds": 1, "scenarios": ["identity"]}, models=["lsa"],
+               random_weights={"d": [2], "seeds": 1, "horizon": 40.0},
+               beta_sweep={"d": 3, "beta": [1.0], "seeds": 1, "scenarios": ["identity"], "models": ["lsa"]})
+    sc = P.scenario_set(SCENARIOS_HD, BIF, SADDLE)
+    sc["identity"] = dict(sc["identity"], horizon=3.0)  # too short to settle: r still climbing at t_max
+    plan = P.run_plan(cfg, sc, 7)
+    table = run_chunk(plan, sc, n_samples=cfg["n_samples"], dt=cfg["dt"], budget=1)
+    assert table.settled.dtype == bool and np.isfinite(table.r_change_last_quarter).all()
+    assert (table.settled == (table.r_change_last_quarter.abs() <= SETTLED_R_CHANGE)).all()
+    dim = table[table.study == "dimension"]
+    assert not dim.settled.any()
+    text = P.findings_paragraph(table)
+    assert "Runs not settled at t_max" in text and "2 of 2 runs not settled at t_max" in text
+    rows = {r["id"]: r for r in P.claim_rows(table)}
+    assert "2 not settled at t_max" in rows["C7-identity-lsa"]["note"]
+
+
+def test_period_comparison_leaves_out_runs_that_had_not_settled():
+    g = pd.DataFrame({"d": [2, 2, 3, 3, 100, 100], "regime": ["oscillate"] * 6,
+                      "period": [4.69, 4.73, 4.71, 4.74, 5.75, 5.82], "settled": [True, True, True, False, False, False]})
+    out = P.period_comparison(g)
+    assert out["period_by_d"] == "d = 2: 4.69-4.73; d = 3: 4.71-4.74 (1 of 2 not settled); d = 100: 5.75-5.82 (2 of 2 not settled)"
+    assert out["period_outside_d2"] == "" and out["period_within_d2"] == "3" and out["period_not_compared"] == "100"
+    settled = P.period_comparison(g.assign(settled=True))  # the same values, settled: d = 100 is outside
+    assert settled["period_outside_d2"] == "100" and settled["period_not_compared"] == ""
+    none_at_2 = P.period_comparison(g.assign(settled=g.d != 2))
+    assert none_at_2["period_not_compared"] == "3 100" and none_at_2["period_outside_d2"] == ""
+
+
+def test_settle_horizon_lengthens_the_listed_runs_at_the_same_sample_spacing():
+    sc = P.scenario_set(SCENARIOS_HD, BIF, SADDLE)
+    dim = {"d": [2, 3], "seeds": 1, "scenarios": ["identity", "rotation"],
+           "settle_horizon": [{"scenario": "rotation", "d": [3], "horizon": 160.0}]}
+    plan = P.run_plan(_cfg(dimension=dim), sc, 7)
+    d = plan[plan.study == "dimension"].set_index(["scenario", "d", "model"])
+    assert d.loc[("rotation", 3, "lsa"), "horizon"] == 160.0 and d.loc[("rotation", 3, "lsa"), "n_samples"] == 797
+    assert d.loc[("rotation", 2, "lsa"), "horizon"] == 40.0 and d.loc[("rotation", 2, "lsa"), "n_samples"] == 200
+    assert d.loc[("identity", 3, "usa"), "horizon"] == 40.0
+    for g in plan.groupby("batch"):
+        assert g[1].n_samples.nunique() == 1
+    for entry, key in (({"scenario": "nope", "d": [3], "horizon": 160.0}, r"settle_horizon\[0\]\.scenario"),
+                       ({"scenario": "rotation", "d": [3], "horizon": 20.0}, r"settle_horizon\[0\]\.horizon")):
+        with pytest.raises(ValueError, match=r"^config key persistence\.dimension\." + key):
+            P.run_plan(_cfg(dimension=dict(dim, settle_horizon=[entry])), sc, 7)
+
+
+@pytest.mark.parametrize("col, bad, expect", [("settled", "maybe", "column settled must be true/false"),
+                                              ("r_change_last_quarter", "oops", "column r_change_last_quarter is not "
+                                                                                "numeric"),
+                                              ("r_change_last_quarter", "", "column r_change_last_quarter has NaN")])
+def test_a_corrupted_settled_column_is_a_one_line_error_naming_file_and_column(tmp_path, col, bad, expect):
+    from lsadyn.paper.io import ResultFileError, load_table, write_csv
+
+    cfg = _cfg(dimension={"d": [2], "seeds": 1, "scenarios": ["identity"]}, models=["lsa"],
+               random_weights={"d": [2], "seeds": 1, "horizon": 40.0},
+               beta_sweep={"d": 2, "beta": [1.0], "seeds": 1, "scenarios": ["identity"], "models": ["lsa"]})
+    sc = P.scenario_set(SCENARIOS_HD, BIF, SADDLE)
+    table = run_chunk(P.run_plan(cfg, sc, 7), sc, n_samples=cfg["n_samples"], dt=cfg["dt"], budget=1)
+    path = tmp_path / "chunk_0.csv"
+    write_csv(table, path)
+    assert load_table(path, "persistence_run", rows=len(table)).settled.dtype == bool
+    table = table.astype({col: object})
+    table.loc[1, col] = bad
+    write_csv(table, path)
+    with pytest.raises(ResultFileError) as err:
+        load_table(path, "persistence_run", rows=len(table))
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith(str(path)) and expect in msg

@@ -31,7 +31,14 @@ from .api import time_scale
 from .compiled_sphere import exp_inplace
 from .decide import DEFAULT_BUDGET, decide, window_tolerances
 from .dynamics import USA_MAX_LOGIT
-from .metrics import cluster_shape, mean_token_norm, pseudo_r2, r_noise_floor
+from .metrics import (
+    SETTLED_R_CHANGE,
+    cluster_shape,
+    mean_token_norm,
+    pseudo_r2,
+    r_change_last_quarter,
+    r_noise_floor,
+)
 from .regimes import RegimeResult, RegimeTolerances, classify_r2_trajectory
 
 BATCH_MODELS = ("lsa", "usa")
@@ -212,8 +219,10 @@ class BatchResult:
     """What one member's run showed: the decided :class:`lsadyn.regimes.RegimeResult` (rates and periods in
     physical time), the time unit ``tau``, summaries of r over the classified window (``r_min``,
     ``r_max``, ``r_mean``) and of the final state (``cluster_shape``, ``mean_token_norm``, ``majority``:
-    fraction of tokens on the majority side of the hyperplane orthogonal to the leading axis), and
-    ``X`` (the final tokens, (n, d))."""
+    fraction of tokens on the majority side of the hyperplane orthogonal to the leading axis),
+    ``r_change_last_quarter`` (:func:`lsadyn.metrics.r_change_last_quarter` of r over the run up to where it was
+    decided), ``settled`` (its absolute value ≤ :data:`lsadyn.metrics.SETTLED_R_CHANGE`: False means r(t) was still
+    changing at the end of the run, so its r and period describe a transient), and ``X`` (the final tokens, (n, d))."""
 
     result: RegimeResult
     tau: float
@@ -223,6 +232,8 @@ class BatchResult:
     cluster_shape: str
     mean_token_norm: float
     majority: float
+    r_change_last_quarter: float
+    settled: bool
     X: np.ndarray = field(repr=False)
 
 
@@ -259,16 +270,23 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
     if tol is None:
         tol = RegimeTolerances(tol_zero=r_noise_floor(n, d)) if d > 2 else RegimeTolerances()
     wtol = window_tolerances(tol)
-    windows = {}
+    windows, changes = {}, {}
+    # observed: the last half of the run (what r_change_last_quarter reads) or the classifier's window if longer;
+    # the classifier reads its own window, cut from it as decide would cut it (same samples, same result)
+    observe = max(float(tol.window), 0.5)
 
     def classify(i, s, obs):
-        windows[i] = obs[:, 0].copy()
-        res = classify_r2_trajectory(s, pseudo_r2(obs[:, 0], obs[:, 1:]), wtol, method=f"batch-{model}")
+        j = np.rint(s / ds).astype(int)
+        n_run = int(j[-1]) + 1
+        cut = j >= int(np.floor((1 - tol.window) * n_run))
+        changes[i] = r_change_last_quarter(obs[:, 0], n_run=n_run)
+        windows[i] = obs[cut, 0].copy()
+        res = classify_r2_trajectory(s[cut], pseudo_r2(obs[cut, 0], obs[cut, 1:]), wtol, method=f"batch-{model}")
         res.arg_R2_rate = res.arg_R2_rate / tau[i]
         res.period = res.period * tau[i]
         return res
 
-    results = decide(run, B, horizon, n_samples, budget, classify, tau, window=tol.window, progress=progress)
+    results = decide(run, B, horizon, n_samples, budget, classify, tau, window=observe, progress=progress)
     out = []
     for i, res in enumerate(results):
         X = run.X[i]
@@ -277,6 +295,7 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
         maj = max(int(np.sum(side > 0)), int(np.sum(side < 0))) / n
         r = windows[i]
         out.append(BatchResult(res, float(tau[i]), float(r.min()), float(r.max()), float(r.mean()),
-                               cluster_shape(X), float(mean_token_norm(X)), maj, X.copy()))
+                               cluster_shape(X), float(mean_token_norm(X)), maj, changes[i],
+                               bool(abs(changes[i]) <= SETTLED_R_CHANGE), X.copy()))
     return out
 

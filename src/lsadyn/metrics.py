@@ -168,3 +168,21 @@ def r_noise_floor(n: int, d: int) -> float:
     λ_max(M) ≈ (1 + √(d/n))² / d, so r ≈ ((1 + √(d/n))² − 1)/(d − 1). Below it the leading axis of
     M is noise and its swept angle is meaningless."""
     return ((1 + np.sqrt(d / n)) ** 2 - 1) / (d - 1)
+
+
+#: |mean r over the run's last quarter − mean r over its third quarter| above this: r(t) is still changing at the
+#: end of the run, so its r_final and period describe a transient, not a settled state (a longer horizon is needed).
+SETTLED_R_CHANGE = 0.02
+
+
+def r_change_last_quarter(r, n_run: int | None = None) -> float:
+    """mean r(t) over the last quarter of a run's samples minus its mean over the third quarter (r: samples equally
+    spaced in time; the whole run, or with ``n_run`` — the number of samples of the whole run — only its last ones,
+    at least the last half). Near 0 for a settled state, converged or oscillating (each quarter then averages over
+    many periods); positive while r is still growing. Settled: ``abs(...) <= SETTLED_R_CHANGE``."""
+    r = np.asarray(r, float)
+    n_run = len(r) if n_run is None else int(n_run)
+    q = n_run // 4
+    if q < 1 or len(r) < 2 * q or len(r) > n_run:
+        raise ValueError(f"r: {len(r)} samples cannot be the last half (or more) of a run of {n_run} samples")
+    return float(np.mean(r[len(r) - q:]) - np.mean(r[len(r) - 2 * q:len(r) - q]))

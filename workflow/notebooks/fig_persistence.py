@@ -18,6 +18,8 @@
 # period per seed against d, beside the d = 2 seeds' range. (e) Random N(0, 1/d) weights: fraction of runs per regime. (f, g) β sweep.
 # (c, d, f, g): shape and colour = model (black circle LSA, purple square USA; no regime colour), fill = cluster shape as in (a, b); a run whose
 # regime differs from the scenario's d = 2 regime is labelled with its regime.
+# Black "+" over a marker (a, b, d, f, g): the run had not settled at t_max (persistence.csv settled false: r(t)
+# still changing over its last quarter), so its period and r are a transient's; (d) compares settled runs only.
 # Reads results/tables/persistence.csv only.
 
 # %%
@@ -31,7 +33,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from lsadyn.paper.io import load_table
-from lsadyn.paper.persistence import period_comparison
+from lsadyn.paper.persistence import period_comparison, settled_mask
 from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, panel_letter, save_figure, style
 
 try:
@@ -56,6 +58,16 @@ MODEL_COLOR = {"lsa": "#000000", "usa": "#CC79A7"}
 def shape_face(model, shape):
     """Marker face: open for an antipodal pair, filled (model colour) for one cluster or none, as in (a, b)."""
     return "white" if shape == "antipodal_pair" else MODEL_COLOR[model]
+
+
+def mark_unsettled(ax, x, y, ms=4):
+    """A black "+" over the marker of a run whose r(t) was still changing at t_max (a transient's values)."""
+    ax.plot(x, y, marker="+", ls="", color="k", ms=ms + 1, mew=0.8, zorder=5)
+
+
+table = table.assign(settled=settled_mask(table))
+dim = table[table.study == "dimension"]
+bet = table[table.study == "beta"]
 
 
 def plain_log_ticks(axis):
@@ -87,6 +99,8 @@ for j, model in enumerate(["lsa", "usa"]):
                 off = (s - (k - 1) / 2) * 0.18
                 face = "white" if r.cluster_shape == "antipodal_pair" else st["color"]
                 ax.plot(xi + off, yi, marker=st["marker"], ms=5, mfc=face, mec=st["color"], mew=1.0, ls="")
+                if not r.settled:
+                    mark_unsettled(ax, xi + off, yi)
             if k and (cell.regime != expect[sc]).any():
                 ax.add_patch(plt.Rectangle((xi - 0.45, yi - 0.4), 0.9, 0.8, fill=False, ec="k", lw=0.6, ls="--"))
     ax.set_xticks(range(len(dvals)), [str(d) for d in dvals])
@@ -135,7 +149,7 @@ for model in models:
     g = osc[osc.model == model]
     if not len(g):
         continue
-    d2 = g[g.d == 2].period
+    d2 = g[(g.d == 2) & g.settled].period  # the settled d = 2 runs: the reference period_comparison uses
     if len(d2):  # the d = 2 seeds' range: a band (a line when one seed)
         if np.isclose(d2.min(), d2.max(), rtol=5e-3):
             ax.axhline(float(d2.median()), color=MODEL_COLOR[model], lw=0.7, ls=":", zorder=1)
@@ -144,16 +158,22 @@ for model in models:
     nudge = 10 ** (0.025 * (1 if model == "usa" else -1))  # LSA just left, USA just right: equal values stay visible
     ax.plot(g.d * nudge, g.period, marker=MODEL_MARK[model], color=MODEL_COLOR[model], ls="", ms=4,
             mfc=MODEL_COLOR[model], label=model.upper(), zorder=3)
+    moving = g[~g.settled]
+    mark_unsettled(ax, moving.d * nudge, moving.period)
     for sc, gs_ in dim[dim.model == model].groupby("scenario", sort=False):
-        out = period_comparison(gs_)["period_outside_d2"]
+        pc = period_comparison(gs_)
+        out = pc["period_outside_d2"]
         if (gs_.regime == "oscillate").any():
-            outside.append(f"{model.upper()} {'d = ' + out.replace(' ', ', ') if out else 'none'}")
+            outside.append(f"{model.upper()} {'d = ' + out.replace(' ', ', ') if out else 'none'}"
+                           + (f" (not settled: d = {pc['period_not_compared'].replace(' ', ', ')})"
+                              if pc["period_not_compared"] else ""))
 ax.set_xscale("log")
 ax.set_xticks(dvals, [str(d) for d in dvals])
 ax.minorticks_off()
 ax.set_xlabel("token dimension $d$")
 ax.set_ylabel("period (units of $t$)")
-ax.set_title("oscillating runs, one marker per seed; band or\ndotted line: the $d = 2$ seeds' range; outside it:\n" + ("; ".join(outside) if outside else "no oscillating run"))
+ax.set_title("oscillating runs, one marker per seed; band or dotted\nline: the settled $d = 2$ seeds' range; settled runs\noutside it: "
+             + ("; ".join(outside) if outside else "no oscillating run"))
 ax.legend(fontsize=6, frameon=False)
 panel_letter(ax, next(letters), x=-0.14)
 
@@ -209,6 +229,8 @@ for col, sc in enumerate(["rotation", "oscillation"]):
             for r, yy in zip(gm.itertuples(), y):
                 ax.plot(r.beta * nudge, yy, marker=MODEL_MARK[model], ms=4.5, ls="", mec=MODEL_COLOR[model],
                         mfc=shape_face(model, r.cluster_shape), zorder=4)
+                if not r.settled:
+                    mark_unsettled(ax, r.beta * nudge, yy, ms=4.5)
                 if r.regime != r.expect and np.isfinite(yy):  # say which regime, rather than a new marker
                     left = r.beta == last  # at the right edge the label goes left of the marker
                     ax.annotate(REGIME_STYLE[r.regime]["short"], (r.beta * nudge, yy), xytext=(-4 if left else 4, -3),
@@ -245,6 +267,9 @@ handles = [Line2D([], [], marker=st["marker"], ls="", mfc=st["color"], mec=st["c
 handles += [Line2D([], [], marker="o", ls="", mfc="white", mec="0.4", ms=5, label="open: antipodal pair"),
             Line2D([], [], marker="o", ls="", mfc="0.4", mec="0.4", ms=5, label="filled: one cluster / none"),
             Patch(fill=False, ec="k", ls="--", lw=0.6, label="cell with a run off the d = 2 regime")]
+UNSETTLED = Line2D([], [], marker="+", ls="", color="k", ms=5, mew=0.8, label="+: not settled at $t_{max}$ (a transient)")
+if (~table.settled).any():
+    handles.append(UNSETTLED)
 sub[0].legend(handles=handles, loc="outside lower center", ncol=4, fontsize=6, frameon=False,
               title="(a, b): regime (marker and colour)", title_fontsize=6)
 # (c, d, f, g): marker shape and colour = model, fill = cluster shape as in (a, b)
@@ -252,6 +277,8 @@ model_handles = [Line2D([], [], marker=MODEL_MARK[m], ls="", mfc=MODEL_COLOR[m],
                         label=m.upper()) for m in models]
 model_handles += [Line2D([], [], marker="o", ls="", mfc="white", mec="0.4", ms=4, label="open: antipodal pair"),
                   Line2D([], [], marker="o", ls="", mfc="0.4", mec="0.4", ms=4, label="filled: one cluster / none")]
+if (~table.settled).any():
+    model_handles.append(UNSETTLED)
 for sf, which in ((sub[1], "(c, d)"), (sub[3], "(f, g)")):
     sf.legend(handles=model_handles, loc="outside lower center", ncol=len(model_handles), fontsize=6, frameon=False,
               title=f"{which}: model (marker and colour)", title_fontsize=6)
@@ -263,5 +290,7 @@ if present:
                   title="(e): regime", title_fontsize=6, handlelength=2.6, handleheight=1.5)
 d_max = max(dvals) if dvals else 0
 fig.suptitle(f"C7 measured: runs keeping their scenario's $d = 2$ regime, $d = 2$ to {d_max}: "
-             f"{int((dim.regime == dim.expect).sum())} of {len(dim)} (LSA and USA)", fontsize=8)
+             f"{int((dim.regime == dim.expect).sum())} of {len(dim)} (LSA and USA)"
+             + (f"; {int((~dim.settled).sum())} of them not settled at $t_{{max}}$ (+)" if (~dim.settled).any() else ""),
+             fontsize=8)
 save_figure(fig, PDF, PNG, DPI)

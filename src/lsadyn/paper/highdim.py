@@ -32,7 +32,15 @@ from ..api import time_scale
 from ..decide import window_tolerances
 from ..dynamics import attention, field_for
 from ..integrate import integrate_sphere, uniform_sphere
-from ..metrics import axis_observer, cluster_shape, mean_token_norm, pseudo_r2, r_noise_floor
+from ..metrics import (  # noqa: F401 (SETTLED_R_CHANGE, r_change_last_quarter: re-exported, see below)
+    SETTLED_R_CHANGE,
+    axis_observer,
+    cluster_shape,
+    mean_token_norm,
+    pseudo_r2,
+    r_change_last_quarter,
+    r_noise_floor,
+)
 from ..regimes import RegimeTolerances, classify_r2_trajectory
 
 
@@ -111,18 +119,8 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
     }
 
 
-#: |mean r over the run's last quarter − mean r over its third quarter| above this: r(t) is still changing at the
-#: end of the horizon, so r_final and period describe a transient, not a settled state (a longer horizon is needed).
-SETTLED_R_CHANGE = 0.02
-
-
-def r_change_last_quarter(r) -> float:
-    """mean r(t) over the last quarter of the samples minus its mean over the third quarter (r: (n_samples,),
-    equally spaced in time over the whole run). Near 0 for a settled state, converged or oscillating (each quarter
-    then averages over many periods); positive while r is still growing."""
-    r = np.asarray(r, float)
-    q = len(r) // 4
-    return float(np.mean(r[len(r) - q:]) - np.mean(r[len(r) - 2 * q:len(r) - q]))
+# The settled criterion of a run, abs(r_change_last_quarter(r)) <= SETTLED_R_CHANGE, lives in lsadyn.metrics (the
+# persistence stage's batch runs use it too); highdim_run and the tests import it from here.
 
 
 def run_horizon(scenario: dict, model: str) -> float:

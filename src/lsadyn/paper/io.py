@@ -303,9 +303,9 @@ TABLES = {
         integer=("run", "d", "n_tokens", "perturb_seed", "bits")),
     "persistence_run": TableSpec(
         numeric=("r_final", "r_min", "r_max", "r_mean", "rate", "period", "mean_token_norm", "majority", "tau",
-                 "rate_theory", "rate_rel_err", "beta", "horizon"),
-        finite=("beta", "horizon", "tau"), text=("study", "scenario", "model", "cluster_shape"), labels=("regime",),
-        integer=("run_id", "d", "seed", "n_tokens")),
+                 "rate_theory", "rate_rel_err", "beta", "horizon", "r_change_last_quarter"),
+        finite=("beta", "horizon", "tau", "r_change_last_quarter"), text=("study", "scenario", "model", "cluster_shape"),
+        labels=("regime",), integer=("run_id", "d", "seed", "n_tokens"), boolean=("settled",)),
     "bifurcation_fit": TableSpec(),
     "claims": TableSpec(required=("statement", "pass")),
     "any": TableSpec(),

@@ -38,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..metrics import SETTLED_R_CHANGE
 from .claim_row import claim_row as _row
 
 STUDIES = ("dimension", "random", "beta")
@@ -47,9 +48,10 @@ SHAPES = ("single", "antipodal_pair", "none")
 SEED_OFFSET = {"dimension": 1200, "random": 1300, "beta": 1400}
 #: Scenarios beyond the paper's claim 7 (their C7 rows are informational).
 BEYOND_PAPER = ("saddle_converge", "saddle_rotate")
-PLAN_COLUMNS = ["study", "scenario", "expect", "model", "d", "seed", "beta", "horizon", "n_tokens"]
+PLAN_COLUMNS = ["study", "scenario", "expect", "model", "d", "seed", "beta", "horizon", "n_tokens", "n_samples"]
 RESULT_COLUMNS = ["regime", "r_final", "r_min", "r_max", "r_mean", "rate", "period", "cluster_shape",
-                  "mean_token_norm", "majority", "tau", "budget_factor", "rate_theory", "rate_rel_err"]
+                  "mean_token_norm", "majority", "tau", "budget_factor", "rate_theory", "rate_rel_err",
+                  "r_change_last_quarter", "settled"]
 
 
 # ---------------------------------------------------------------------------------------------- scenarios
@@ -102,32 +104,59 @@ def plane_rotation_rate(A2, V2, beta: float, model: str, shape: str = "single", 
 # ---------------------------------------------------------------------------------------------- run plan
 
 
+def settle_horizons(dim: dict, scenarios: dict) -> dict:
+    """{(scenario, d): horizon} from config ``persistence.dimension.settle_horizon`` (a list of {scenario, d,
+    horizon}): dimension runs whose r(t) needs longer than the scenario's horizon to settle (persistence.csv
+    ``settled`` false) integrate for this horizon instead. Each entry is checked: a scenario of
+    ``dimension.scenarios`` and a horizon above the scenario's (a shorter one would shorten the run)."""
+    out = {}
+    for i, e in enumerate(dim.get("settle_horizon") or []):
+        key = f"persistence.dimension.settle_horizon[{i}]"
+        if e.get("scenario") not in dim["scenarios"]:
+            raise ValueError(f"config key {key}.scenario: {e.get('scenario')!r} is not one of "
+                             f"persistence.dimension.scenarios {list(dim['scenarios'])}")
+        base = float(scenarios[e["scenario"]]["horizon"])
+        if not float(e["horizon"]) > base:
+            raise ValueError(f"config key {key}.horizon: must be > the scenario's horizon {base:g} (it lengthens "
+                             f"the run), got {e['horizon']!r}")
+        for d in e["d"]:
+            out[(e["scenario"], int(d))] = float(e["horizon"])
+    return out
+
+
 def run_plan(cfg: dict, scenarios: dict, seed: int) -> pd.DataFrame:
     """Every run of the three studies as rows (:data:`PLAN_COLUMNS`; ``expect``: the scenario's d = 2 regime,
-    empty for random weights),
+    empty for random weights; ``horizon``: the scenario's, or its :func:`settle_horizons` entry at that d;
+    ``n_samples``: output times over ``horizon``, at the spacing of config ``n_samples`` over the base horizon),
     in a fixed order, with ``run_id`` and ``batch`` (runs of one batch share model, d, β, horizon and n and
     are integrated together). ``cfg``: config ``persistence``; ``scenarios``: :func:`scenario_set`;
     ``seed``: the base seed (study offsets :data:`SEED_OFFSET`)."""
+    from .highdim import samples_for
+
     rows = []
     n = int(cfg["n_tokens"])
+    ns = int(cfg["n_samples"])
     dim = cfg["dimension"]
     for name in dim["scenarios"]:
         if name not in scenarios:
             raise ValueError(f"persistence.dimension.scenarios: unknown scenario {name!r}; choose from "
                              f"{sorted(scenarios)}")
+    settle = settle_horizons(dim, scenarios)
     for model in cfg["models"]:
         for d in dim["d"]:
             for name in dim["scenarios"]:
+                base = float(scenarios[name]["horizon"])
+                horizon = settle.get((name, int(d)), base)
                 for k in range(int(dim["seeds"])):
                     rows.append(("dimension", name, scenarios[name]["expect"], model, int(d),
-                                 seed + SEED_OFFSET["dimension"] + k, float(cfg["beta"]),
-                                 float(scenarios[name]["horizon"]), n))
+                                 seed + SEED_OFFSET["dimension"] + k, float(cfg["beta"]), horizon, n,
+                                 samples_for(horizon, base, ns)))
     rw = cfg["random_weights"]
     for model in cfg["models"]:
         for d in rw["d"]:
             for k in range(int(rw["seeds"])):
                 rows.append(("random", "random_weights", "", model, int(d), seed + SEED_OFFSET["random"] + k,
-                             float(cfg["beta"]), float(rw["horizon"]), n))
+                             float(cfg["beta"]), float(rw["horizon"]), n, ns))
     bs = cfg["beta_sweep"]
     for name in bs["scenarios"]:
         if name not in scenarios:
@@ -137,7 +166,7 @@ def run_plan(cfg: dict, scenarios: dict, seed: int) -> pd.DataFrame:
             for name in bs["scenarios"]:
                 for k in range(int(bs["seeds"])):
                     rows.append(("beta", name, scenarios[name]["expect"], model, int(bs["d"]),
-                                 seed + SEED_OFFSET["beta"] + k, float(b), float(scenarios[name]["horizon"]), n))
+                                 seed + SEED_OFFSET["beta"] + k, float(b), float(scenarios[name]["horizon"]), n, ns))
     plan = pd.DataFrame(rows, columns=PLAN_COLUMNS)
     plan.insert(0, "run_id", np.arange(len(plan)))
     key = plan[["study", "model", "d", "beta", "horizon"]].astype(str).agg("|".join, axis=1)
@@ -193,10 +222,10 @@ def d2_reference(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def persistence_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (scenario, model) of the ``dimension`` study: runs, runs in the d = 2 regime (column ``expect``), undetermined runs, the largest d up to which every run persists, cluster-shape counts of the
+    """Per (scenario, model) of the ``dimension`` study: runs, runs in the d = 2 regime (column ``expect``), undetermined runs, runs not settled at t_max (``n_unsettled``: r(t) still changing, column ``settled``), the largest d up to which every run persists, cluster-shape counts of the
     clustered runs, the largest relative error of the rotation rate against :func:`plane_rotation_rate`, and
-    the oscillation periods (:func:`period_comparison`: range over seeds per d, and the d > 2 whose range lies
-    outside the d = 2 runs' range)."""
+    the oscillation periods (:func:`period_comparison`: range over seeds per d, and the d > 2 whose settled
+    range lies outside the settled d = 2 runs' range)."""
     dim = table[table.study == "dimension"]
     ref = d2_reference(table).set_index(["scenario", "model"])
     rows = []
@@ -214,6 +243,7 @@ def persistence_summary(table: pd.DataFrame) -> pd.DataFrame:
         pc = period_comparison(g)
         rows.append({"scenario": sc, "model": m, "expect": expect, "n_runs": len(g), "n_persist": int(ok.sum()),
                      "n_undetermined": int((g.regime == "undetermined").sum()),
+                     "n_unsettled": int((~settled_mask(g)).sum()),
                      "d_values": " ".join(str(int(x)) for x in sorted(g.d.unique())),
                      "persists_up_to_d": holds_to,
                      "n_single": int((cl.cluster_shape == "single").sum()),
@@ -225,26 +255,44 @@ def persistence_summary(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def settled_mask(g: pd.DataFrame) -> pd.Series:
+    """The runs whose r(t) had settled at t_max (column ``settled``; tables written before the column: all)."""
+    return g.settled.astype(bool) if "settled" in g else pd.Series(True, index=g.index)
+
+
 def period_comparison(g: pd.DataFrame) -> dict:
     """Oscillation periods (physical time) of the oscillating runs of one (scenario, model) of the
-    ``dimension`` study: ``period_by_d`` ('d = 2: 2.34-4.42; d = 3: 4.03-4.23; …', min-max over seeds),
-    ``period_outside_d2`` (the d > 2 whose whole seed range lies outside the d = 2 runs' range, space
-    separated; '' when none) and ``period_within_d2`` (the d > 2 whose range overlaps it). Comparing ranges,
-    not a ratio to the d = 2 median: the period of an oscillation belongs to the orbit the initial tokens
-    select, so it differs between seeds at the same d, and a change with d means something only beyond that."""
+    ``dimension`` study: ``period_by_d`` ('d = 2: 2.34-4.42; d = 3: 4.03-4.23 (1 of 2 not settled); …', min-max
+    over seeds, with the runs whose r(t) was still changing at t_max counted), ``period_outside_d2`` (the d > 2
+    whose settled runs' whole seed range lies outside the settled d = 2 runs' range, space separated; '' when
+    none), ``period_within_d2`` (the d > 2 whose settled range overlaps it) and ``period_not_compared`` (the d > 2
+    with no settled oscillating run, or every d > 2 when no d = 2 run settled: their periods are a transient's).
+    Comparing ranges, not a ratio to the d = 2 median: the period of an oscillation belongs to the orbit the
+    initial tokens select, so it differs between seeds at the same d, and a change with d means something only
+    beyond that; a run still approaching its orbit gives that transient's period, so it is not compared."""
     osc = g[(g.regime == "oscillate") & g.period.notna()]
-    out = {"period_by_d": "", "period_outside_d2": "", "period_within_d2": ""}
+    out = {"period_by_d": "", "period_outside_d2": "", "period_within_d2": "", "period_not_compared": ""}
     if osc.empty:
         return out
-    rng = osc.groupby("d").period.agg(["min", "max"])
-    out["period_by_d"] = "; ".join(f"d = {int(d)}: " + (f"{r['min']:.3g}" if np.isclose(r["min"], r["max"], rtol=5e-3)
-                                   else f"{r['min']:.3g}-{r['max']:.3g}") for d, r in rng.iterrows())
+    osc = osc.assign(settled_=settled_mask(osc))
+    parts = []
+    for d, gd in osc.groupby("d"):
+        lo, hi = gd.period.min(), gd.period.max()
+        moving = int((~gd.settled_).sum())
+        parts.append(f"d = {int(d)}: " + (f"{lo:.3g}" if np.isclose(lo, hi, rtol=5e-3) else f"{lo:.3g}-{hi:.3g}")
+                     + (f" ({moving} of {len(gd)} not settled)" if moving else ""))
+    out["period_by_d"] = "; ".join(parts)
+    rng = osc[osc.settled_].groupby("d").period.agg(["min", "max"])
+    higher_d = sorted(int(d) for d in osc.d.unique() if d > 2)
     if 2 in rng.index:
         lo, hi = rng.loc[2, "min"], rng.loc[2, "max"]
         higher = rng[rng.index > 2]
         outside = higher[(higher["min"] > hi * 1.005) | (higher["max"] < lo / 1.005)]
         out["period_outside_d2"] = " ".join(str(int(d)) for d in outside.index)
         out["period_within_d2"] = " ".join(str(int(d)) for d in higher.index if d not in outside.index)
+        out["period_not_compared"] = " ".join(str(d) for d in higher_d if d not in rng.index)
+    elif 2 in osc.d.values:
+        out["period_not_compared"] = " ".join(str(d) for d in higher_d)
     return out
 
 
@@ -269,13 +317,26 @@ def beta_summary(table: pd.DataFrame) -> pd.DataFrame:
         rows.append({"scenario": sc, "model": m, "beta": b, "regimes": _counts(g.regime),
                      "shapes": _counts(g.cluster_shape), "rate": rate, "rate_over_beta": rate / b,
                      "rate_rel_err": float(g.rate_rel_err.max()) if g.rate_rel_err.notna().any() else np.nan,
-                     "period": float(g.period.median()), "r_min": float(g.r_min.min()), "r_max": float(g.r_max.max())})
+                     "period": float(g.period.median()), "r_min": float(g.r_min.min()), "r_max": float(g.r_max.max()),
+                     "n_runs": len(g), "n_unsettled": int((~settled_mask(g)).sum())})
     return pd.DataFrame(rows)
 
 
 def _counts(labels) -> str:
     vc = pd.Series(list(labels), dtype=object).value_counts()
     return ", ".join(f"{k} {v}" for k, v in vc.items()) or "none"
+
+
+def _unsettled_note(g: pd.DataFrame) -> str:
+    """'; 2 not settled at t_max (…): d = 100 seed 1 (+0.097), …' for the runs of ``g`` whose r(t) was still
+    changing at the end of the run (column ``settled``), '' when every run settled."""
+    moving = g[~settled_mask(g)]
+    if not len(moving):
+        return ""
+    return (f"; {len(moving)} not settled at t_max (r(t) still changing: their regime label is the decision "
+            "procedure's, their r and period a transient's): " + ", ".join(
+                f"d = {int(r.d)} seed {int(r.seed)}" + (f" beta {r.beta:g}" if r.study == "beta" else "")
+                + f" ({r.r_change_last_quarter:+.3f})" for r in moving.itertuples()))
 
 
 def regime_changes(g: pd.DataFrame, expect: str) -> str:
@@ -324,7 +385,7 @@ def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: fl
         stmt = (f"{sc} ({m.upper()}): the d = 2 regime {expect} persists for d in {{{', '.join(map(str, ds))}}}"
                 + (" (beyond the paper: saddle-node pair near mu_c = s)" if beyond else ""))
         note = (f"{agree} of {len(g)} (d, seed) runs persist ({agree / len(g):.0%}); observed {_counts(g.regime)}; "
-                f"{und} undetermined" + (f"; differ: {where}" if where else "") + shape)
+                f"{und} undetermined" + (f"; differ: {where}" if where else "") + shape + _unsettled_note(g))
         rows.append(_row(f"C7-{sc}-{m}", stmt, f"batch-{m}", len(g), agree, ok, ev, note, informational=beyond))
         rot = g[g.rate_rel_err.notna()]
         if len(rot):
@@ -357,7 +418,7 @@ def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: fl
             ok = same and (not len(rot) or spread < 1e-3)
             note = (f"regimes {_counts(g.regime)} over beta in {{{betas}}}"
                     + (f"; rate / beta relative spread {spread:.1e}" if len(rot) else "")
-                    + (f"; changes: {changes}" if changes else ""))
+                    + (f"; changes: {changes}" if changes else "") + _unsettled_note(g))
             rows.append(_row(f"C10-lsa-{sc}", f"{sc} at d = {d} (LSA): beta only rescales time (one regime at every "
                              "beta, rate proportional to beta; beyond the paper)", "batch-lsa", len(g), agree, ok, ev,
                              note, informational=True))
@@ -367,6 +428,7 @@ def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: fl
             rot = g[g.rate_rel_err.notna()]
             if len(rot):
                 note += f"; rotation rate vs 2 e^beta sqrt(w^2 - q^2): max relative error {rot.rate_rel_err.max():.2e}"
+            note += _unsettled_note(g)
             rows.append(_row(f"C10-usa-{sc}", f"{sc} at d = {d} (USA): the d = 2 regime {expect} persists at every "
                              "beta tested (beyond the paper)", "batch-usa", len(g), agree, agree == len(g), ev, note,
                              informational=True))
@@ -393,31 +455,55 @@ def findings_paragraph(table: pd.DataFrame) -> str:
             if r.period_by_d:
                 extra += f"; period (physical time, min-max over seeds) {r.period_by_d}"
                 if r.period_within_d2 or r.period_outside_d2:
-                    extra += (" — overlapping the d = 2 runs' range (0.5 % tolerance) at d = "
+                    extra += (" — settled runs: overlapping the settled d = 2 runs' range (0.5 % tolerance) at d = "
                               + (", ".join(r.period_within_d2.split()) or "none")
                               + "; outside it at d = " + (", ".join(r.period_outside_d2.split()) or "none"))
-            lines.append(f"- {r.scenario} ({r.model.upper()}, d = 2 regime {r.expect}): {r.n_persist} of {r.n_runs} "
-                         f"runs persist, all up to d = {r.persists_up_to_d}{extra}")
+                if r.period_not_compared:
+                    extra += ("; not compared (no settled run" + (" at d = 2" if not (r.period_within_d2 or
+                              r.period_outside_d2) else "") + ") at d = " + ", ".join(r.period_not_compared.split()))
+            if r.n_unsettled:
+                extra += f"; {r.n_unsettled} of {r.n_runs} runs not settled at t_max (a transient's r and period)"
+            hz = table[(table.study == "dimension") & (table.scenario == r.scenario) & (table.model == r.model)].horizon
+            hz = ", ".join(f"{h:g}" for h in sorted(hz.unique()))
+            lines.append(f"- {r.scenario} ({r.model.upper()}, d = 2 regime {r.expect}, horizon {hz} τ): {r.n_persist} "
+                         f"of {r.n_runs} runs persist, all up to d = {r.persists_up_to_d}{extra}")
         if (s.period_by_d != "").any():
             lines += ["", ("The oscillation periods are those of the orbits the seeded tokens reach: at d = 2 the "
                       "linear-attention oscillation is a centre (closed orbits of the hidden Hamiltonian, claim C4), "
                       "so the period belongs to the orbit, not to A, V alone, and differs between seeds and token "
                       "counts; a period is read from the classified window of the horizon where the run was "
-                      "decided, so a run still approaching its orbit there gives that transient's period. A change "
-                      "with d counts only where the seeds' range at that d lies outside the d = 2 runs' range.")]
+                      "decided, so a run still approaching its orbit there gives that transient's period. A run "
+                      f"counts as settled when the mean of r(t) over the last quarter of its run differs from the mean "
+                      f"over the third quarter by at most {SETTLED_R_CHANGE:g} (the highdim stage's criterion, "
+                      "lsadyn.metrics.r_change_last_quarter); only settled runs are compared. A change with d counts "
+                      "only where the settled seeds' range at that d lies outside the settled d = 2 runs' range.")]
         lines += ["", ("Limit: every run is integrated once (fixed-step RK4, the step in the figure caption); unlike "
                        "the highdim stage's runs, none is repeated at a finer step to check its convergence.")]
+    moving = table[~settled_mask(table)]
+    if len(moving):
+        lines += ["", (f"Runs not settled at t_max ({len(moving)} of {len(table)}: r(t) still changing over the last "
+                       "quarter of the run, change of its mean from the third quarter given; their r and period "
+                       "describe a transient, not a settled state, and a longer horizon is needed — config "
+                       "persistence.dimension.settle_horizon sets it per scenario and d): "
+                       + "; ".join(f"{r.study} {r.scenario} {r.model.upper()} d = {int(r.d)} seed {int(r.seed)}"
+                                   + (f" β = {r.beta:g}" if r.study == "beta" else "")
+                                   + f" ({r.regime}, t_max {r.horizon * r.budget_factor:g} τ): "
+                                   f"{r.r_change_last_quarter:+.3f}" for r in moving.itertuples()))]
     rs = random_summary(table)
+    rnd = table[table.study == "random"]
     if len(rs):
         lines += ["", "Random weights A, V ~ N(0, 1/d) (regime counts per model and d):", ""]
         for r in rs.itertuples(index=False):
             counts = ", ".join(f"{lab} {getattr(r, lab)}" for lab in rs.columns[2:] if getattr(r, lab))
-            lines.append(f"- {r.model.upper()} d = {int(r.d)}: {counts}")
+            moving_rd = int((~settled_mask(rnd[(rnd.model == r.model) & (rnd.d == r.d)])).sum())
+            lines.append(f"- {r.model.upper()} d = {int(r.d)}: {counts}"
+                         + (f" ({moving_rd} not settled at t_max)" if moving_rd else ""))
     bs = beta_summary(table)
     if len(bs):
         lines += ["", "β sweep (median over seeds):", ""]
         for r in bs.itertuples():
             rate = f", rate {r.rate:.4g} (rate/β {r.rate_over_beta:.4g})" if np.isfinite(r.rate) and r.rate else ""
             lines.append(f"- {r.scenario} {r.model.upper()} β = {r.beta:g}: {r.regimes}; shapes {r.shapes}{rate}; "
-                         f"r over the classified window {r.r_min:.3g} to {r.r_max:.3g}")
+                         f"r over the classified window {r.r_min:.3g} to {r.r_max:.3g}"
+                         + (f"; {r.n_unsettled} of {r.n_runs} runs not settled at t_max" if r.n_unsettled else ""))
     return "\n".join(lines) + "\n"

@@ -27,7 +27,8 @@ def run_matrices(row, scenarios: dict):
 def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float, budget: float, tol=None,
               progress=None) -> pd.DataFrame:
     """Integrate and decide the runs (rows of :func:`lsadyn.paper.persistence.run_plan`), batch by batch; returns
-    the rows with :data:`lsadyn.paper.persistence.RESULT_COLUMNS`. Tokens: ``uniform_sphere(n, d, seed)`` (same seed, same tokens for every
+    the rows with :data:`lsadyn.paper.persistence.RESULT_COLUMNS`; ``n_samples``: output times per horizon where the
+    runs carry no ``n_samples`` column (the plan's column: a lengthened run keeps the sample spacing). Tokens: ``uniform_sphere(n, d, seed)`` (same seed, same tokens for every
     scenario and model). ``progress(done, total)`` after each batch."""
     out = []
     done = 0
@@ -37,8 +38,9 @@ def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float,
         V = np.stack([v for _, v in AV])
         X0 = np.stack([uniform_sphere(int(r.n_tokens), int(r.d), int(r.seed)) for r in g.itertuples()])
         first = g.iloc[0]
+        samples = int(first.n_samples) if "n_samples" in g else n_samples  # a lengthened run keeps the spacing
         res = regime_batch(first.model, A, V, g.beta.to_numpy(), X0, horizon=float(first.horizon),
-                           n_samples=n_samples, dt=dt, tol=tol, budget=budget)
+                           n_samples=samples, dt=dt, tol=tol, budget=budget)
         for (_, r), b in zip(g.iterrows(), res):
             rec = r.to_dict()
             sc = scenarios.get(r.scenario)
@@ -49,7 +51,8 @@ def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float,
                        r_mean=b.r_mean, rate=rate, period=b.result.period, cluster_shape=b.cluster_shape,
                        mean_token_norm=b.mean_token_norm, majority=b.majority, tau=b.tau,
                        budget_factor=b.result.details.get("budget_factor", np.nan), rate_theory=theory,
-                       rate_rel_err=abs(rate / abs(theory) - 1) if np.isfinite(theory) and theory else np.nan)
+                       rate_rel_err=abs(rate / abs(theory) - 1) if np.isfinite(theory) and theory else np.nan,
+                       r_change_last_quarter=b.r_change_last_quarter, settled=b.settled)
             out.append(rec)
         done += len(g)
         if progress is not None:
