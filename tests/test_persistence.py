@@ -243,7 +243,7 @@ def test_batch_settled_measure_is_r_change_last_quarter_of_the_whole_observed_ru
     res, (A, V, X0) = _identity_batch(horizon, budget=budget)
     for i, b in enumerate(res):
         f = b.result.details["budget_factor"]
-        n_run = int(round(199 * f)) + 1
+        n_run = round(199 * f) + 1
         s = horizon / 199 * np.arange(n_run)
         tau = run_time_scale("lsa", A, V, 1.0)
         ds = horizon / 199
@@ -302,9 +302,11 @@ def test_settle_horizon_lengthens_the_listed_runs_at_the_same_sample_spacing():
             P.run_plan(_cfg(dimension=dict(dim, settle_horizon=[entry])), sc, 7)
 
 
+NOT_NUMERIC = "column r_change_last_quarter is not numeric"
+
+
 @pytest.mark.parametrize("col, bad, expect", [("settled", "maybe", "column settled must be true/false"),
-                                              ("r_change_last_quarter", "oops", "column r_change_last_quarter is not "
-                                                                                "numeric"),
+                                              ("r_change_last_quarter", "oops", NOT_NUMERIC),
                                               ("r_change_last_quarter", "", "column r_change_last_quarter has NaN")])
 def test_a_corrupted_settled_column_is_a_one_line_error_naming_file_and_column(tmp_path, col, bad, expect):
     from lsadyn.paper.io import ResultFileError, load_table, write_csv

@@ -163,9 +163,13 @@ for model in models:
     for sc, gs_ in dim[dim.model == model].groupby("scenario", sort=False):
         pc = period_comparison(gs_)
         out = pc["period_outside_d2"]
-        if (gs_.regime == "oscillate").any():
+        if not (gs_.regime == "oscillate").any():
+            continue
+        if pc["period_not_compared"] and not (pc["period_outside_d2"] or pc["period_within_d2"]):
+            outside.append(f"{model.upper()} not compared (no settled $d = 2$ run)")
+        else:
             outside.append(f"{model.upper()} {'d = ' + out.replace(' ', ', ') if out else 'none'}"
-                           + (f" (not settled: d = {pc['period_not_compared'].replace(' ', ', ')})"
+                           + (f" (no settled run: d = {pc['period_not_compared'].replace(' ', ', ')})"
                               if pc["period_not_compared"] else ""))
 ax.set_xscale("log")
 ax.set_xticks(dvals, [str(d) for d in dvals])

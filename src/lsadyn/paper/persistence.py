@@ -476,7 +476,10 @@ def findings_paragraph(table: pd.DataFrame) -> str:
                       f"counts as settled when the mean of r(t) over the last quarter of its run differs from the mean "
                       f"over the third quarter by at most {SETTLED_R_CHANGE:g} (the highdim stage's criterion, "
                       "lsadyn.metrics.r_change_last_quarter); only settled runs are compared. A change with d counts "
-                      "only where the settled seeds' range at that d lies outside the settled d = 2 runs' range.")]
+                      "only where the settled seeds' range at that d lies outside the settled d = 2 runs' range. The "
+                      "criterion is on r(t), not on the period: a settled run's period can still drift slowly while "
+                      "the tokens approach their orbit, so a difference of a few per cent between d may still change "
+                      "with a longer horizon.")]
         lines += ["", ("Limit: every run is integrated once (fixed-step RK4, the step in the figure caption); unlike "
                        "the highdim stage's runs, none is repeated at a finer step to check its convergence.")]
     moving = table[~settled_mask(table)]
