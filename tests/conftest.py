@@ -93,6 +93,14 @@ LONG_FAST = ("test_sigterm_drains", "test_truncated_intermediate", "test_a_local
              "test_small_build_gives_rows", "test_lint_and_format", "test_readme_sweep_size")
 # Tests that need the shared build, longest first.
 AFTER_THE_BUILD = ("test_report_renders", "test_failing_job")
+# The modules whose commands (Snakemake, the CLI, the README example) are forked from the session's fork server
+# (tests/forkserver.py): a worker starts its server at its first command (~2.2 s of CPU: imports Snakemake and
+# lsadyn). In a run without the slow tests (`-m "not slow"`) they go to one xdist worker as one group (first:
+# `--dist loadgroup` hands out groups before single tests; ~30 s of the fast suite's ~80 s of tests, so the other
+# worker's single tests balance the end), so only that worker starts a server and builds test_faults' module-scoped
+# repository copy. Not in full runs: there the shared build decides the order (see pytest_collection_modifyitems).
+FORK_SERVER_MODULES = ("test_faults.py", "test_pipeline.py", "test_persistence_pipeline.py", "test_readme.py",
+                       "test_cli.py")
 
 
 def _rank(name, names):
@@ -123,7 +131,24 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.name.startswith(BESIDE_THE_BUILD):
             item.add_marker(pytest.mark.xdist_group("beside_the_build"))
+    if not any(item.get_closest_marker("slow") or "built" in getattr(item, "fixturenames", ())
+               for item in _selected_by_mark(config, items)):
+        for item in items:
+            if item.path.name in FORK_SERVER_MODULES:
+                item.add_marker(pytest.mark.xdist_group("fork_server"))
     items.sort(key=key)
+
+
+def _selected_by_mark(config, items):
+    """The items that ``-m`` keeps (pytest deselects them after this hook, and after xdist has read the groups)."""
+    if not config.option.markexpr:
+        return items
+    try:
+        from _pytest.mark import MarkMatcher, _parse_expression  # pytest's own evaluation of -m (private)
+    except ImportError:  # another pytest: assume everything runs (no fork-server group)
+        return items
+    expr = _parse_expression(config.option.markexpr, "Wrong expression passed to '-m'")
+    return [item for item in items if expr.evaluate(MarkMatcher.from_markers(item.iter_markers()))]
 
 
 @pytest.fixture(autouse=True)
