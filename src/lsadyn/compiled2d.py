@@ -235,8 +235,11 @@ def advance_phase_points(X, Y, t, h_next, tr, cre, cim, beta, t_end, obs_t, obs,
         status[p] = OK
         if tp >= t_end:
             continue
-        i0 = 0  # rows of K_0 and K_12 (swapped after every accepted step)
-        i12 = 12
+        # rows of K_0 and K_12 (swapped after every accepted step); np.int64, not the literals 0 and 12: numba types
+        # a literal argument as Literal[int] first, which compiled every callee taking i0, i12 (the stage passes and
+        # their drivers) twice, once for the literals and once for int64 (~17 s of a ~49 s first compile)
+        i0 = np.int64(0)
+        i12 = np.int64(12)
         om, hr, hi = _omega_h(mx, mv, tr[p], cre[p], cim[p], beta[p])
         mkx[0], mkv[0] = _field_row(x, v, Kx[i0], Kv[i0], om, hr, hi)
         nfev[p] += 1
@@ -371,6 +374,12 @@ _FIELD = ("        zr = a * a - b * b",
           "        fv = om * a + hi - (hr * zi - hi * zr)")
 
 
+def _c(value) -> str:
+    """A tableau coefficient as a float literal (repr round-trips exactly: the same double as indexing the array;
+    numba types and lowers a literal far faster than an item of a global array, ~480 of which it also prints)."""
+    return repr(float(value))
+
+
 def _row(j):
     """The row of Kx, Kv holding stage j (K_0 and K_12 rotate)."""
     return {0: "i0", 12: "i12"}.get(j, str(j))
@@ -380,7 +389,7 @@ def _stage_lines(s, nz):
     """Loads of the coefficients and rows stage s reads, and the loop body's stage input (a, b) and field."""
     head = []
     for j in nz:
-        head += [f"    w{j} = h * _A[{s}, {j}]", f"    kx{j} = Kx[{_row(j)}]", f"    kv{j} = Kv[{_row(j)}]"]
+        head += [f"    w{j} = h * {_c(_A[s, j])}", f"    kx{j} = Kx[{_row(j)}]", f"    kv{j} = Kv[{_row(j)}]"]
     body = ["        a = x[k] + " + " + ".join(f"w{j} * kx{j}[k]" for j in nz),
             "        b = v[k] + " + " + ".join(f"w{j} * kv{j}[k]" for j in nz), *_FIELD]
     return head, body
@@ -414,7 +423,9 @@ def stage_source() -> str:
     L.append("    return 0.0, 0.0")
     out.append("\n".join(L) + "\n\n")
     # straight-line drivers: the stage coefficients and direct calls (a loop over s through the dispatcher above,
-    # with the coefficient sums looping over the tableau's nonzeros, costs ~5 % more per pass over 1000 tokens)
+    # with the coefficient sums looping over the tableau's nonzeros, costs ~5 % more per pass over 1000 tokens).
+    # Writing each pass out in its driver instead saved ~2 s of a ~25 s first compile (numba's timers: its cost
+    # per function) but changed the results at rounding level (LLVM vectorised the merged loops' sums differently)
     for name, stages, doc in (
             ("_stages_1_to_10", range(1, 11), "Stages 1..10 of a step"),
             ("_dense_stages", range(13, 16), "The dense-output stages 13..15 of an accepted step")):
@@ -424,7 +435,7 @@ def stage_source() -> str:
         for s in stages:
             L += ["    rr = mx", "    ri = mv"]
             for j in np.nonzero(A[s, :s])[0]:
-                L += [f"    rr += h * _A[{s}, {j}] * mkx[{j}]", f"    ri += h * _A[{s}, {j}] * mkv[{j}]"]
+                L += [f"    rr += h * {_c(A[s, j])} * mkx[{j}]", f"    ri += h * {_c(A[s, j])} * mkv[{j}]"]
             L += ["    om = beta * (tr[0] + tr[1] * rr + tr[2] * ri)",
                   "    hr = 0.5 * beta * (cim[0] + cim[1] * rr + cim[2] * ri)",
                   "    hi = 0.5 * beta * (cre[0] + cre[1] * rr + cre[2] * ri)",
@@ -457,9 +468,9 @@ def stage_source() -> str:
          "    for k in range(n):", *body, "        ox[k] = fx", "        ov[k] = fv", "        sx += fx",
          "        sv += fv"]
     for j in nzB:
-        L += [f"    b{j} = _B[{j}]", f"    p{j} = _E5[{j}]"]
+        L += [f"    b{j} = {_c(c.B[j])}", f"    p{j} = {_c(c.E5[j])}"]
     for j in nzG:
-        L += [f"    g{j} = _B[{j}] - _E3[{j}]"]
+        L += [f"    g{j} = {_c(float(c.B[j]) - float(c.E3[j]))}"]
     L += ["    s5 = 0.0", "    s3 = 0.0"]
     for y, yn, kk in (("x", "xn", "kx"), ("v", "vn", "kv")):
         if 11 in nzB:
