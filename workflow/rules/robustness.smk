@@ -21,7 +21,9 @@ if "saddle_node" in config.get("persistence", {}):
 
 rule robustness_chunk:
     """Every chunks-th run of the plan (scenario x d x model x {none, delta x seed, b}), batched per
-    (scenario, d, model) and decided by the decision procedure."""
+    (scenario, d, model) and decided by the decision procedure. Started early (priority): the longest
+    jobs after compile_kernels; their chain (table, figure, claims) ended the build when they ran last.
+    """
     input:
         kernels="results/sim/kernels_compiled.txt",
         lib=lib_inputs("workflow/scripts/robustness_chunk.py"),
@@ -31,6 +33,7 @@ rule robustness_chunk:
         "logs/robustness/chunk_{chunk}.log",
     benchmark:
         "benchmarks/pipeline/robustness_chunk_{chunk}.tsv"
+    priority: 10
     conda:
         "../../environment.yml"
     threads: 1
