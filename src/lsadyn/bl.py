@@ -255,12 +255,6 @@ def bl_distance_to_uniform(angles, weights=None, n_grid: int = 4096, return_boun
     return (value, float(h.max() / 3)) if return_bound else value
 
 
-def warm_up() -> None:
-    """Compile (or load from numba's cache) the d_BL kernels on a tiny problem, once before the parallel jobs
-    that use them (rule ``compile_kernels``; otherwise the first two stability jobs compile them side by side)."""
-    bl_distance_to_uniform(np.linspace(0.1, 3.0, 5), n_grid=16)
-
-
 def wasserstein1_circle(angles_a, angles_b, weights_a=None, weights_b=None) -> float:
     """Exact W1 between discrete measures on the circle: min_c Σ h_i |D_i − c| (D = CDF difference
     on each arc, c its h-weighted median)."""

@@ -1,6 +1,6 @@
 rule compile_kernels:
-    """Compile the numba d = 2 and d_BL kernels once (into the shared cache of lsadyn._kernel_cache) before the
-    jobs that use them; first in line (priority), since the d = 2 runs wait for it."""
+    """Compile the numba d = 2 kernels once (into the shared cache of lsadyn._kernel_cache) before the simulate_2d jobs;
+    first in line (priority), since the d = 2 runs wait for it."""
     input:
         lib=lib_inputs("workflow/scripts/compile_kernels.py"),
     output:
