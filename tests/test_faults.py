@@ -705,6 +705,42 @@ def test_help_lists_methods_models_defaults_and_labels(lsadyn_cli):
 
 # ------------------------------------------------------------------ 5. interrupts
 
+LOCKED_SIGTERM = textwrap.dedent("""
+    import os, signal, threading, time
+    from lsadyn.paper import interrupts
+
+    class Scheduler:  # Snakemake 9's JobScheduler: a non-reentrant lock, SIGTERM handler exit_gracefully
+        def __init__(self):
+            self._lock = threading.Lock()
+            self._user_kill = None
+
+        def exit_gracefully(self, *args):
+            with self._lock:
+                self._user_kill = "graceful"
+
+    s = Scheduler()
+    signal.signal(signal.SIGTERM, s.exit_gracefully)
+    interrupts.install()
+    with s._lock:  # the scheduler's main loop holds its lock when the signal arrives
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.2)
+    deadline = time.monotonic() + 10
+    while s._user_kill is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    print(s._user_kill, interrupts.interrupted())
+""")
+
+
+def test_sigterm_while_the_scheduler_holds_its_lock_does_not_deadlock():
+    """Snakemake's SIGTERM handler takes the scheduler's non-reentrant lock: called in the main thread while that
+    thread holds it (a job just ended), it deadlocked the build (seen as a build that never exits after SIGTERM).
+    The wrapped handler hands it to a thread: graceful mode is set once the lock is free."""
+    r = subprocess.run([sys.executable, "-c", LOCKED_SIGTERM], capture_output=True, text=True, env=ENV, timeout=20,
+                       check=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["graceful", "SIGTERM"]
+
+
 TINY = textwrap.dedent("""
     from lsadyn.paper.interrupts import finish, install
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import logging
 import signal
 import sys
+import threading
 
 EXIT_CODES = {"SIGINT": 130, "SIGTERM": 143}
 _STATE: dict = {"signal": None, "installed": False}
@@ -77,6 +78,12 @@ def _wrap(sig):
             _say(f"lsadyn: {name} received: {_WHAT_NOW}; then the build stops "
                  "(rerun the same command to resume)")
         if callable(previous):
+            if getattr(previous, "__name__", "") == "exit_gracefully":
+                # Snakemake's SIGTERM handler takes the scheduler's lock (a threading.Lock, not reentrant). Run
+                # here, in the main thread, it deadlocks when the signal lands while that thread holds the lock
+                # (e.g. handling a job that just ended): the build then never exits. A thread waits for the lock.
+                threading.Thread(target=previous, args=(signum, frame), daemon=True).start()
+                return None
             return previous(signum, frame)
         if previous == signal.SIG_IGN:
             return None
