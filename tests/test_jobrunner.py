@@ -464,3 +464,32 @@ def test_a_job_started_while_the_server_imports_waits_for_it(tmp_path):
         finally:
             proc.terminate()
             proc.wait(timeout=30)
+
+
+def test_kernels_cached_after_the_server_started_are_loaded_once_for_later_jobs(tmp_path):
+    """On a machine's first build the server imports lsadyn before the compile_kernels job fills numba's cache: the
+    kernels cached since are loaded by the server before its next fork, so later jobs inherit them compiled
+    (instead of each loading them from disk)."""
+    env = {**ENV, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache"), "OPENBLAS_NUM_THREADS": "1"}
+    job = PREAMBLE + textwrap.dedent("""
+        from lsadyn import compiled_sphere
+        with open("out.txt", "a") as fh:
+            fh.write(f"{len(compiled_sphere.norm_drift.signatures)}\\n")
+    """)
+    script, work = _job(tmp_path, job)
+    d = tmp_path / "sock"
+    d.mkdir(mode=0o700)
+    path = str(d / "socket")
+    proc = subprocess.Popen([sys.executable, "-m", "lsadyn.paper.jobrunner", path, str(os.getpid()),
+                             "--preload", "numpy,lsadyn.compiled_sphere"], env=env, start_new_session=True)
+    try:
+        _server_pid_ready(path, proc)
+        handed = {**env, jobrunner.SOCKET_ENV: path}
+        assert _run(script, work, handed).returncode == 0  # before: nothing cached, nothing loaded
+        compile_it = "import numpy as np; from lsadyn import compiled_sphere as c; c.norm_drift(np.ones((2, 3)))"
+        subprocess.run([sys.executable, "-c", compile_it], env=env, check=True, timeout=120)  # another job compiles
+        assert _run(script, work, handed).returncode == 0
+        assert (work / "out.txt").read_text().split() == ["0", "1"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

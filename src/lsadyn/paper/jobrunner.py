@@ -312,6 +312,7 @@ def _preload(scripts, preload=PRELOAD) -> None:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001, S110 (the job itself will report it)
             pass
+    _STATE["kernel_stamp"] = _kernel_cache_stamp()
     _load_cached_kernels()
     _warm_matplotlib()
 
@@ -335,11 +336,37 @@ def _warm_matplotlib() -> None:
         pass
 
 
+def _kernel_cache_stamp():
+    """What changes when a kernel is added to lsadyn's numba cache (lsadyn._kernel_cache): the modification
+    times of its folders (numba renames every cache file into place). None without that module."""
+    mod = sys.modules.get("lsadyn._kernel_cache")
+    if mod is None:
+        return None
+    try:
+        top = mod.cache_dir()
+        return tuple(sorted((e.path, e.stat().st_mtime_ns) for e in os.scandir(top) if e.is_dir()))
+    except OSError:
+        return ()
+
+
+def _reload_kernels_if_cached_since() -> int:
+    """Before a fork: load the kernels cached since the last load (on a machine's first build the server starts
+    before the ``compile_kernels`` job has filled the cache, and kernels that jobs compile land there too), so
+    that later jobs inherit them instead of each loading them again (~0.5 s per job). One ``scandir`` when
+    nothing changed."""
+    stamp = _kernel_cache_stamp()
+    if stamp == _STATE.get("kernel_stamp"):
+        return 0
+    _STATE["kernel_stamp"] = stamp
+    return _load_cached_kernels()
+
+
 def _load_cached_kernels() -> int:
     """Load, for every numba kernel of the imported lsadyn modules, each compiled version that numba's on-disk
     cache holds for this machine and source (what a job's first call would load: ~0.5 s per job that uses
-    them); never compile (a kernel missing from the cache is left to the jobs and the ``compile_kernels``
-    rule). Loading machine code starts no thread. Best effort: returns the number of versions loaded."""
+    them); never compile (a kernel missing from the cache, or whose data file is not written yet, is left to
+    the jobs and the ``compile_kernels`` rule). Loading machine code starts no thread. Best effort: returns the
+    number of versions loaded."""
     import importlib
 
     if "numba" not in sys.modules:
@@ -358,9 +385,14 @@ def _load_cached_kernels() -> int:
             try:
                 cache = obj._cache
                 codegen = obj.targetctx.codegen()
-                for key in cache._cache_file._load_index():
+                index = cache._cache_file._load_index()
+                for key, data_name in index.items():
                     sig = key[0]
-                    if cache._index_key(sig, codegen) == key:  # a cache hit: compile() only loads it
+                    if sig in obj.overloads:
+                        continue
+                    # a cache hit whose data file is in place (numba writes the index first): compile() only loads it
+                    data = os.path.join(cache._cache_file._cache_path, data_name)
+                    if cache._index_key(sig, codegen) == key and os.path.exists(data):
                         obj.compile(sig)
                         loaded += 1
             except Exception:  # noqa: BLE001, S112 (another numba version: the jobs load their kernels themselves)
@@ -514,7 +546,10 @@ def _accept(listener: socket.socket, jobs: dict, by_conn: dict, server_fds: list
             os.close(fd)
         conn.close()
         return
-    if req.get("python") != _STATE.get("identity") or _threads() != 1:
+    same_python = req.get("python") == _STATE.get("identity")
+    if same_python:
+        _reload_kernels_if_cached_since()  # before the thread check below: whatever it does, no fork with threads
+    if not same_python or _threads() != 1:
         # another interpreter or module path (conda/container rule): the job runs where it is; and never fork
         # a process with threads
         conn.sendall(b"no\n")
