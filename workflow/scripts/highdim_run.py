@@ -7,15 +7,8 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 import numpy as np
 import pandas as pd
 
-from lsadyn.paper.highdim import (
-    SETTLED_R_CHANGE,
-    checked_run,
-    embed_scenario,
-    end_shape,
-    r_change_last_quarter,
-    run_horizon,
-    samples_for,
-)
+from lsadyn.metrics import SETTLED_R_CHANGE, r_change_last_quarter
+from lsadyn.paper.highdim import checked_run, embed_scenario, end_shape, run_horizon, samples_for
 from lsadyn.paper.io import setup_log, write_csv, write_npz
 from lsadyn.paper.jobs import blas_threads, limit_threads
 

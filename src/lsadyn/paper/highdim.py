@@ -32,15 +32,7 @@ from ..api import time_scale
 from ..decide import window_tolerances
 from ..dynamics import attention, field_for
 from ..integrate import integrate_sphere, uniform_sphere
-from ..metrics import (  # noqa: F401 (SETTLED_R_CHANGE, r_change_last_quarter: re-exported, see below)
-    SETTLED_R_CHANGE,
-    axis_observer,
-    cluster_shape,
-    mean_token_norm,
-    pseudo_r2,
-    r_change_last_quarter,
-    r_noise_floor,
-)
+from ..metrics import axis_observer, cluster_shape, mean_token_norm, pseudo_r2, r_noise_floor
 from ..regimes import RegimeTolerances, classify_r2_trajectory
 
 
@@ -117,10 +109,6 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
         "histograms": np.array([snaps[i] for i in snap_idx]).reshape(len(snap_idx), bins),
         "bin_edges": edges, "reason": res.details.get("reason", ""),
     }
-
-
-# The settled criterion of a run, abs(r_change_last_quarter(r)) <= SETTLED_R_CHANGE, lives in lsadyn.metrics (the
-# persistence stage's batch runs use it too); highdim_run and the tests import it from here.
 
 
 def run_horizon(scenario: dict, model: str) -> float:
