@@ -31,14 +31,7 @@ from .api import time_scale
 from .compiled_sphere import exp_inplace
 from .decide import DEFAULT_BUDGET, decide, window_tolerances
 from .dynamics import USA_MAX_LOGIT
-from .metrics import (
-    SETTLED_R_CHANGE,
-    cluster_shape,
-    mean_token_norm,
-    pseudo_r2,
-    r_change_last_quarter,
-    r_noise_floor,
-)
+from .metrics import cluster_shape, mean_token_norm, pseudo_r2, r_change_last_quarter, r_noise_floor, r_settled
 from .regimes import RegimeResult, RegimeTolerances, classify_r2_trajectory
 
 BATCH_MODELS = ("lsa", "usa")
@@ -296,6 +289,6 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
         r = windows[i]
         out.append(BatchResult(res, float(tau[i]), float(r.min()), float(r.max()), float(r.mean()),
                                cluster_shape(X), float(mean_token_norm(X)), maj, changes[i],
-                               bool(abs(changes[i]) <= SETTLED_R_CHANGE), X.copy()))
+                               r_settled(changes[i]), X.copy()))
     return out
 

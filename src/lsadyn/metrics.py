@@ -179,10 +179,16 @@ def r_change_last_quarter(r, n_run: int | None = None) -> float:
     """mean r(t) over the last quarter of a run's samples minus its mean over the third quarter (r: samples equally
     spaced in time; the whole run, or with ``n_run`` — the number of samples of the whole run — only its last ones,
     at least the last half). Near 0 for a settled state, converged or oscillating (each quarter then averages over
-    many periods); positive while r is still growing. Settled: ``abs(...) <= SETTLED_R_CHANGE``."""
+    many periods); positive while r is still growing. Settled: :func:`r_settled`."""
     r = np.asarray(r, float)
     n_run = len(r) if n_run is None else int(n_run)
     q = n_run // 4
     if q < 1 or len(r) < 2 * q or len(r) > n_run:
         raise ValueError(f"r: {len(r)} samples cannot be the last half (or more) of a run of {n_run} samples")
     return float(np.mean(r[len(r) - q:]) - np.mean(r[len(r) - 2 * q:len(r) - q]))
+
+
+def r_settled(change: float) -> bool:
+    """Whether a run's r(t) had settled at its end: ``abs(change) <= SETTLED_R_CHANGE`` for ``change`` =
+    :func:`r_change_last_quarter` of its r samples (the one criterion of the highdim and persistence stages)."""
+    return bool(abs(change) <= SETTLED_R_CHANGE)

@@ -7,7 +7,7 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 import numpy as np
 import pandas as pd
 
-from lsadyn.metrics import SETTLED_R_CHANGE, r_change_last_quarter
+from lsadyn.metrics import r_change_last_quarter, r_settled
 from lsadyn.paper.highdim import checked_run, embed_scenario, end_shape, run_horizon, samples_for
 from lsadyn.paper.io import setup_log, write_csv, write_npz
 from lsadyn.paper.jobs import blas_threads, limit_threads
@@ -31,7 +31,7 @@ for model in run["models"]:
              "%.1f s), agree: %s", sm.wildcards.scenario, model, res["regime"], horizon, n_samples, res["rtol"],
              res["n_steps"], res["seconds"], check["rtol"], check["regime"], check["n_steps"], check["seconds"], ok)
     change = r_change_last_quarter(res["r"])
-    settled = abs(change) <= SETTLED_R_CHANGE
+    settled = r_settled(change)
     if not settled:
         log.warning("%s %s: r(t) still changing at t_max = %g tau (last quarter - third quarter: %+.3f): r_final and "
                     "period are those of a transient", sm.wildcards.scenario, model, horizon, change)
