@@ -10,6 +10,7 @@ from lsadyn.batch_sphere import (
     BatchField,
     BatchTokenRun,
     batch_axis_observer,
+    batch_structure,
     regime_batch,
     run_time_scale,
     usa_time_scale,
@@ -191,6 +192,33 @@ def test_small_build_gives_rows_and_claims():
     assert all(r["informational"] for r in rows if r["id"].startswith(("C9", "C10", "C7r", "C7-saddle")))
     text = P.findings_paragraph(table)
     assert "Dimension sweep" in text and "Random weights" in text
+
+
+def test_run_chunk_integrates_compatible_batches_together_with_the_numbers_of_separate_batches():
+    """The beta study's batches (one per β) share model, d, n, horizon and the structure of A, V: run_chunk
+    integrates them as one batch, and every number equals that of the runs integrated batch by batch."""
+    cfg = _cfg()
+    sc = P.scenario_set(SCENARIOS_HD, BIF, SADDLE)
+    plan = P.run_plan(cfg, sc, 7)
+    beta = plan[plan.study == "beta"].reset_index(drop=True)
+    assert beta.batch.nunique() > beta.groupby(["model", "horizon"]).ngroups  # something to merge
+    seen = []
+    together = run_chunk(beta, sc, n_samples=cfg["n_samples"], dt=cfg["dt"], budget=cfg["budget_factor"],
+                         progress=lambda done, total: seen.append(done))
+    assert len(seen) == beta.groupby(["model", "horizon"]).ngroups and seen[-1] == len(beta)
+    apart = pd.concat([run_chunk(g, sc, n_samples=cfg["n_samples"], dt=cfg["dt"], budget=cfg["budget_factor"])
+                       for _, g in beta.groupby("batch", sort=False)], ignore_index=True)
+    pd.testing.assert_frame_equal(together, apart, check_exact=True)
+    assert list(together.run_id) == list(beta.run_id)
+
+
+def test_batch_structure_tells_identity_block_and_dense_stacks_apart():
+    d = 5
+    A, V = embed_scenario(np.eye(2), ROT_V2, d, 1.0, 0.5)
+    assert batch_structure(np.eye(d)[None], np.eye(d)[None]) == (True, True, True, True)  # I is a block form too
+    assert batch_structure(A[None], V[None]) == (True, True, False, True)
+    dense = embed_scenario(np.eye(2), ROT_V2, d, 1.0, 0.5, 0.3, 1)[1]
+    assert batch_structure(A[None], np.stack([V, dense])) == (True, True, False, False)
 
 
 def test_period_comparison_uses_the_seed_range_at_d2_not_a_ratio_to_its_median():

@@ -70,7 +70,7 @@ class _RightProduct:
         rest[:, :2, :2] = M[:, :2, :2]
         self.block = d > 2 and bool(np.array_equal(M, rest))
         self.MT = np.ascontiguousarray(np.swapaxes(M, -1, -2))
-        self.c = c
+        self.c = c[:, None, None]  # (B, 1, 1): broadcast over tokens and coordinates
         self.M2T = np.ascontiguousarray(self.MT[:, :2, :2])
 
     def take(self, idx):
@@ -84,9 +84,20 @@ class _RightProduct:
             return X
         if not self.block:
             return np.matmul(X, self.MT)
-        Y = X * self.c[:, None, None]
+        Y = X * self.c
         Y[:, :, :2] = np.matmul(X[:, :, :2], self.M2T)
         return Y
+
+
+def batch_structure(A, V) -> tuple:
+    """What decides how :class:`BatchField` evaluates the products with A and V of a stack (B, d, d): whether every
+    member's A (V) is the identity, or a plane block plus a multiple of the identity. Members are integrated
+    member by member (stacked products, no sum across members), so stacks of one size whose structures agree give
+    each member the same numbers whether integrated apart or in one batch (concatenate them to save the per-step
+    overhead)."""
+    XA = _RightProduct(np.swapaxes(np.asarray(A, dtype=float), -1, -2))
+    XVT = _RightProduct(np.asarray(V, dtype=float))
+    return XA.identity, XA.block, XVT.identity, XVT.block
 
 
 class BatchField:
@@ -107,34 +118,41 @@ class BatchField:
         self.XVT = _RightProduct(V)
         self.beta = np.asarray(beta, dtype=float)
         self.tau = np.asarray(tau, dtype=float)
+        self._scales = {}
 
     def take(self, idx) -> "BatchField":
         """The field of the members ``idx``."""
         out = object.__new__(BatchField)
         out.__dict__.update(self.__dict__)
         out.XA, out.XVT, out.beta, out.tau = self.XA.take(idx), self.XVT.take(idx), self.beta[idx], self.tau[idx]
+        out._scales = {}
         return out
+
+    def _scale(self, n: int):
+        """(β (B, 1, 1), factor (B, 1, 1)) for n tokens: the factor is τβ/n (LSA), τ/n (USA); computed once per n."""
+        sc = self._scales.get(n)
+        if sc is None:
+            factor = self.tau / n if self.model == "usa" else self.tau * self.beta / n
+            sc = self._scales[n] = (self.beta[:, None, None], factor[:, None, None])
+        return sc
 
     def __call__(self, X):
         n, d = X.shape[1:]
-        XT = np.swapaxes(X, 1, 2)
+        XT = X.transpose(0, 2, 1)
+        beta, factor = self._scale(n)
         if self.model == "lsa" and n >= d:
             Y = self.XVT(np.matmul(np.matmul(self.XA(X), XT), X))  # X A M Vᵀ (times n)
-            Y *= (self.tau * self.beta / n)[:, None, None]
         else:
             L = np.matmul(self.XA(X), XT)  # L[k, j] = <x_k, A x_j>
             if self.model == "usa":
-                L *= self.beta[:, None, None]
+                L *= beta
                 top = float(L.max())
                 if top > USA_MAX_LOGIT:
                     raise OverflowError(f"beta: USA logit beta*<x, A y> reaches {top:.4g} > {USA_MAX_LOGIT:g}; "
                                         "exp would overflow")
                 exp_inplace(L)
-                Y = np.matmul(L, self.XVT(X))
-                Y *= (self.tau / n)[:, None, None]
-            else:
-                Y = np.matmul(L, self.XVT(X))
-                Y *= (self.tau * self.beta / n)[:, None, None]
+            Y = np.matmul(L, self.XVT(X))
+        Y *= factor
         Y -= np.einsum("bkd,bkd->bk", X, Y)[:, :, None] * X
         return Y
 
@@ -160,13 +178,31 @@ def batch_axis_observer(X) -> np.ndarray:
 
 
 def rk4_step(f, X, h):
-    """One classical RK4 step of dX/ds = f(X) for the stack X, rows renormalised afterwards (in place)."""
+    """One classical RK4 step of dX/ds = f(X) for the stack X, rows renormalised afterwards (in place).
+
+    X + (h/2) k₁, X + (h/2) k₂, X + h k₃, then X += (h/6)(k₁ + 2(k₂ + k₃) + k₄) and X /= ‖rows‖, each operation
+    the one numpy's expression evaluation does (same roundings), into reused buffers."""
+    tmp = np.empty_like(X)
     k1 = f(X)
-    k2 = f(X + (h / 2) * k1)
-    k3 = f(X + (h / 2) * k2)
-    k4 = f(X + h * k3)
-    X += (h / 6) * (k1 + 2 * (k2 + k3) + k4)
-    X /= np.linalg.norm(X, axis=2, keepdims=True)
+    np.multiply(k1, h / 2, out=tmp)
+    tmp += X
+    k2 = f(tmp)
+    np.multiply(k2, h / 2, out=tmp)
+    tmp += X
+    k3 = f(tmp)
+    np.multiply(k3, h, out=tmp)
+    tmp += X
+    k4 = f(tmp)
+    k2 += k3
+    k2 *= 2
+    k1 += k2
+    k1 += k4
+    k1 *= h / 6
+    X += k1
+    np.multiply(X, X, out=tmp)  # the row norms as numpy.linalg.norm(X, axis=2) forms them
+    nrm = np.add.reduce(tmp, axis=2, keepdims=True)
+    np.sqrt(nrm, out=nrm)
+    X /= nrm
     return X
 
 

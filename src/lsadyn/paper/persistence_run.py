@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..batch_sphere import regime_batch
+from ..batch_sphere import batch_structure, regime_batch
 from ..integrate import uniform_sphere
 from .highdim import embed_scenario
 from .persistence import plane_rotation_rate
@@ -29,19 +29,31 @@ def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float,
     """Integrate and decide the runs (rows of :func:`lsadyn.paper.persistence.run_plan`), batch by batch; returns
     the rows with :data:`lsadyn.paper.persistence.RESULT_COLUMNS`; ``n_samples``: output times per horizon where the
     runs carry no ``n_samples`` column (the plan's column: a lengthened run keeps the sample spacing). Tokens: ``uniform_sphere(n, d, seed)`` (same seed, same tokens for every
-    scenario and model). ``progress(done, total)`` after each batch."""
-    out = []
-    done = 0
+    scenario and model). The plan's batches that share model, d, n, horizon and samples (e.g. the β of the
+    ``beta`` study) and the structure of A and V (:func:`lsadyn.batch_sphere.batch_structure`) are integrated as one
+    batch: each run's numbers are those of its own batch, at less per-step overhead. ``progress(done, total)``
+    after each integrated batch."""
+    groups = {}  # integration key -> [(rows, A, V, X0)], in plan order
+    labels = []  # the rows' order of the table: batch by batch, as before batches were integrated together
     for _, g in runs.groupby("batch", sort=False):
+        labels.extend(g.index)
         AV = [run_matrices(r, scenarios) for _, r in g.iterrows()]
         A = np.stack([a for a, _ in AV])
         V = np.stack([v for _, v in AV])
         X0 = np.stack([uniform_sphere(int(r.n_tokens), int(r.d), int(r.seed)) for r in g.itertuples()])
         first = g.iloc[0]
         samples = int(first.n_samples) if "n_samples" in g else n_samples  # a lengthened run keeps the spacing
-        res = regime_batch(first.model, A, V, g.beta.to_numpy(), X0, horizon=float(first.horizon),
+        key = (first.model, int(first.d), int(first.n_tokens), float(first.horizon), samples,
+               batch_structure(A, V))
+        groups.setdefault(key, []).append((g, A, V, X0))
+    recs = {}
+    done = 0
+    for (model, _, _, horizon, samples, _), parts in groups.items():
+        g = pd.concat([p[0] for p in parts])
+        res = regime_batch(model, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]),
+                           g.beta.to_numpy(), np.concatenate([p[3] for p in parts]), horizon=horizon,
                            n_samples=samples, dt=dt, tol=tol, budget=budget)
-        for (_, r), b in zip(g.iterrows(), res):
+        for (i, r), b in zip(g.iterrows(), res):
             rec = r.to_dict()
             sc = scenarios.get(r.scenario)
             theory = (plane_rotation_rate(sc["A"], sc["V"], r.beta, r.model, b.cluster_shape, b.majority)
@@ -53,8 +65,8 @@ def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float,
                        budget_factor=b.result.details.get("budget_factor", np.nan), rate_theory=theory,
                        rate_rel_err=abs(rate / abs(theory) - 1) if np.isfinite(theory) and theory else np.nan,
                        r_change_last_quarter=b.r_change_last_quarter, settled=b.settled)
-            out.append(rec)
+            recs[i] = rec
         done += len(g)
         if progress is not None:
             progress(done, len(runs))
-    return pd.DataFrame(out)
+    return pd.DataFrame([recs[i] for i in labels])
