@@ -98,3 +98,33 @@ def test_regime_scatter_draws_hollow_points_open_and_keeps_one_filled_legend_ent
         assert (face == to_rgba("white")) == is_hollow, point
     assert len(ax.collections) == 6  # 4 regimes + the hollow interior and oscillating points
     plt.close(fig)
+
+
+@pytest.mark.parametrize("font_name", ["DejaVu Sans", "DejaVu Sans:bold", "DejaVu Sans:italic"])
+def test_pdf_font_subset_is_byte_identical_with_the_layout_tables_dropped_on_load(font_name):
+    """save_figure's PDF fonts: removing GSUB, GPOS, GDEF (and the legacy kern table the subsetter drops when
+    GPOS is there) right after loading gives the same subset, byte for byte, as letting the subsetter drop them
+    after it has read them (matplotlib's own options; the glyphs of a figure's text)."""
+    from fontTools import subset
+    from matplotlib import font_manager
+    from matplotlib.backends import _backend_pdf_ps
+
+    plotting._lean_pdf_font_subsets()
+    wrapped = subset.load_font
+    assert wrapped._lsadyn_drops_layout
+    path = font_manager.findfont(font_manager.FontProperties(font_name))
+    font = font_manager.get_font(path)
+    glyphs = {font.get_char_index(ord(c)) for c in "(a) |R₂(t)| θ_k mod 2π, d = 100: 0.25 × 10⁻³ fi"}
+
+    def subset_bytes():
+        with _backend_pdf_ps.get_glyphs_subset(path, glyphs) as sub:
+            return _backend_pdf_ps.font_as_file(sub.font).getvalue(), set(sub.font.keys())
+
+    lean, tags = subset_bytes()
+    subset.load_font = wrapped.__wrapped__
+    try:
+        reference, _ = subset_bytes()
+    finally:
+        subset.load_font = wrapped
+    assert lean == reference
+    assert not tags & {"GSUB", "GPOS", "GDEF"}
