@@ -53,6 +53,7 @@ onerror:
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/kernels.smk"
 include: "workflow/rules/simulate_2d.smk"
 include: "workflow/rules/stability.smk"
 include: "workflow/rules/highdim.smk"

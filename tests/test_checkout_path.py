@@ -20,5 +20,5 @@ def test_build_imports_its_own_checkout(tmp_path):
     r = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "results/sim/kernels_compiled.txt"],
                        cwd=repo, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    assert "another copy of lsadyn" not in (repo / "logs" / "compile_kernels.log").read_text()
+    assert "another copy of lsadyn" not in (repo / "logs" / "compile_kernels" / "driver.log").read_text()
     assert (repo / "results" / "sim" / "kernels_compiled.txt").is_file()

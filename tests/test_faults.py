@@ -867,3 +867,24 @@ def test_pipeline_snakefile_installs_the_interrupt_hooks():
     text = (ROOT / "Snakefile").read_text()
     assert "onstart:\n    install_interrupt_handlers(workflow)" in text
     assert "onerror:\n    finish_interrupted(log)" in text
+
+
+@pytest.mark.parametrize("content,expect", [
+    (None, "missing"),
+    ('{"part": "stages", "seconds": 1.0', "not a readable JSON file"),
+    ("[1, 2]", "not a JSON object"),
+    ('{"part": "stages"}', "missing key(s) ['seconds']"),
+    (b"\xff\xfe", "not a readable JSON file"),
+])
+def test_corrupted_json_record_is_one_line_naming_the_file(tmp_path, content, expect):
+    from lsadyn.paper.io import load_json_record
+
+    path = tmp_path / "stages.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path.write_text(content)
+    with pytest.raises(ResultFileError) as err:
+        load_json_record(path, ("part", "seconds"))
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith(str(path)) and "delete it and rerun" in msg and expect in msg

@@ -4,6 +4,7 @@ code, and processes compiling at once leave a cache that loads correct code."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -119,3 +120,43 @@ def test_pipeline_kernels_use_the_shared_locator():
         assert isinstance(kernel._cache._impl.locator, _kernel_cache.KernelCacheLocator), kernel
     names = {p.name for p in _kernel_cache.kernel_sources()}
     assert {"compiled2d.py", "_dop853_stages.py", "bl.py", "compiled_sphere.py"} <= names
+
+
+PARTS = '''import json, sys
+from numba.core.registry import CPUDispatcher
+from lsadyn import _dop853_stages, compiled2d
+compiled2d.warm_up(tuple(sys.argv[1].split(",")))
+kernels = {name: k for mod in (compiled2d, _dop853_stages) for name, k in vars(mod).items()
+           if isinstance(k, CPUDispatcher)}
+print(json.dumps({name: [sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values()), len(k.signatures)]
+                  for name, k in kernels.items()}))
+'''
+
+
+@pytest.mark.slow
+def test_warm_up_parts_compile_what_the_driver_links(tmp_path):
+    """The rules compile_kernel_part / compile_kernels compile lsadyn.compiled2d.warm_up's parts in separate
+    processes, then the driver: the parts must compile the driver's callees with the argument types the driver
+    passes, so that the driver loads each of them from the cache (one signature, no second compile)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(LIB.parent))
+
+    def run(parts):
+        r = subprocess.run([sys.executable, "-c", PARTS, parts], env=env, capture_output=True, text=True,
+                           timeout=600, check=True)
+        return json.loads(r.stdout)
+
+    run("stages")
+    run("dense,small")
+    driver = run("driver")
+    for name in ("_stages_1_to_10", "_initial_step", "_stage_11_new_state_and_error", "_dense_means"):
+        hits, misses, signatures = driver[name]
+        assert (hits, misses, signatures) == (1, 0, 1), (name, driver[name])
+    assert driver["advance_phase_points"][1] == 1  # the driver itself compiled here
+    assert run("driver,small,stages,dense")["advance_phase_points"][:2] == [1, 0]  # and now loads
+
+
+def test_warm_up_names_an_unknown_part():
+    from lsadyn import compiled2d
+
+    with pytest.raises(ValueError, match=r"unknown part\(s\) \['stage'\]"):
+        compiled2d.warm_up(("stage",))

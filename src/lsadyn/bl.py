@@ -267,3 +267,10 @@ def wasserstein1_circle(angles_a, angles_b, weights_a=None, weights_b=None) -> f
     cw = np.cumsum(h[order])
     median = D[order][np.searchsorted(cw, cw[-1] / 2)]
     return float(np.sum(h * np.abs(D - median)))
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the d_BL kernels (:func:`_cycle_max`, :func:`_chain_value`) on a tiny
+    measure, so that parallel jobs find them compiled instead of each compiling them (rule
+    ``compile_bl_kernels``)."""
+    bl_distance_to_uniform(np.array([0.1, 2.0, 4.0]), n_grid=8)

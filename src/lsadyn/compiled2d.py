@@ -694,10 +694,22 @@ def advance_small(kind, Y, t, h_next, cf, w_re, w_im, t_end, obs_t, obs, active,
         h_next[p] = h_abs
 
 
-def warm_up() -> None:
-    """Compile (or load from numba's cache) every kernel of this module that the pipeline calls, on a tiny
-    problem, so that the pipeline's parallel jobs find them compiled (rule ``compile_kernels``).
-    :func:`field_floor` (benchmarks only) is left to its first call."""
+#: The parts of :func:`warm_up`. ``stages`` (stage passes 1..10), ``dense`` (the initial step, stage 11 with the
+#: error norm, the dense-output stages) and ``small`` (:func:`advance_small`) compile independently, each into the
+#: shared cache, so a build compiles them in parallel jobs; ``driver`` (:func:`advance_phase_points`) then links
+#: the machine code of ``stages`` and ``dense`` from the cache (or compiles what is missing itself). The driver's
+#: code is the same either way (numba caches a callee's optimised IR with its machine code and links that IR).
+WARM_UP_PARTS = ("stages", "dense", "small", "driver")
+
+
+def warm_up(parts=WARM_UP_PARTS) -> None:
+    """Compile (or load from numba's cache) the kernels of ``parts`` (:data:`WARM_UP_PARTS`) on a tiny problem,
+    with the argument types :func:`advance_phase_points` passes its callees, so that the pipeline's parallel jobs
+    find them compiled (rules ``compile_kernel_part`` and ``compile_kernels``). :func:`field_floor` (benchmarks
+    only) is left to its first call."""
+    unknown = sorted(set(parts) - set(WARM_UP_PARTS))
+    if unknown:
+        raise ValueError(f"warm_up: unknown part(s) {unknown}; the parts are {list(WARM_UP_PARTS)}")
     P, n = 1, 8
     z = np.exp(1j * np.linspace(0.1, 3.0, n))
     X = np.ascontiguousarray(np.broadcast_to(z.real, (P, n)))
@@ -709,14 +721,30 @@ def warm_up() -> None:
     zeros, ints = (lambda: np.zeros(P)), (lambda: np.zeros(P, dtype=np.int64))
     times = np.array([0.5, 1.0])
     active = np.arange(P, dtype=np.int64)
-    advance_phase_points(X, Y, zeros(), zeros(), tr, cre, cim, beta, 1.0, times, np.empty((P, 2), complex), active,
-                         1e-7, 1e-9, ints(), ints(), ints())
-    cf = np.concatenate([tr, cre, cim, beta[:, None]], axis=1)
-    w = np.exp(1j * np.linspace(0.0, 6.0, n))
-    for kind, dim in ((OA_KIND, 2), (WS_KIND, 3)):
-        advance_small(kind, np.full((P, dim), 0.01), zeros(), zeros(), cf, np.ascontiguousarray(w.real),
-                      np.ascontiguousarray(w.imag), 1.0, times, np.empty((P, 2), complex), active, 1e-10, 1e-12,
-                      ints(), ints(), ints())
+    # the callees' arguments, typed as advance_phase_points passes them (rows of C-contiguous 2-d arrays, int64
+    # row indices, float64 scalars): the driver then finds exactly these signatures compiled
+    x, v, xn, vn = X[0], Y[0], np.zeros(n), np.zeros(n)
+    Kx, Kv = np.zeros((16, n)), np.zeros((16, n))
+    mkx, mkv, F = np.zeros(16), np.zeros(16), np.zeros((7, 2))
+    i0, i12 = np.int64(0), np.int64(12)
+    h, mx, mv = 0.01, float(x.mean()), float(v.mean())
+    if "stages" in parts:
+        _stages_1_to_10(x, v, Kx, Kv, i0, i12, h, mx, mv, mkx, mkv, tr[0], cre[0], cim[0], beta[0])
+    if "dense" in parts:
+        _initial_step(x, v, Kx[i0], Kv[i0], Kx, Kv, mx, mv, mkx, mkv, 1.0, 1e-7, 1e-9, tr[0], cre[0], cim[0], beta[0],
+                      xn.copy(), vn.copy())
+        _stage_11_new_state_and_error(x, v, Kx, Kv, i0, h, 0.1, 0.1, 0.1, xn, vn, 1e-7, 1e-9)
+        _dense_means(x, v, Kx, Kv, i0, i12, h, mx, mv, mx, mv, mkx, mkv, tr[0], cre[0], cim[0], beta[0], F)
+    if "driver" in parts:
+        advance_phase_points(X, Y, zeros(), zeros(), tr, cre, cim, beta, 1.0, times, np.empty((P, 2), complex),
+                             active, 1e-7, 1e-9, ints(), ints(), ints())
+    if "small" in parts:
+        cf = np.concatenate([tr, cre, cim, beta[:, None]], axis=1)
+        w = np.exp(1j * np.linspace(0.0, 6.0, n))
+        for kind, dim in ((OA_KIND, 2), (WS_KIND, 3)):
+            advance_small(kind, np.full((P, dim), 0.01), zeros(), zeros(), cf, np.ascontiguousarray(w.real),
+                          np.ascontiguousarray(w.imag), 1.0, times, np.empty((P, 2), complex), active, 1e-10, 1e-12,
+                          ints(), ints(), ints())
 
 
 if __name__ == "__main__":

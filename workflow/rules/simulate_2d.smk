@@ -1,23 +1,3 @@
-rule compile_kernels:
-    """Compile the numba d = 2 kernels once (into the shared cache of lsadyn._kernel_cache) before the simulate_2d jobs;
-    first in line (priority), since the d = 2 runs wait for it."""
-    input:
-        lib=lib_inputs("workflow/scripts/compile_kernels.py"),
-    output:
-        "results/sim/kernels_compiled.txt",
-    log:
-        "logs/compile_kernels.log",
-    priority: 50
-    conda:
-        "../../environment.yml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    script:
-        "../scripts/compile_kernels.py"
-
-
 rule simulate_2d:
     """Parameter points of one experiment (seeds derived from the config; results/params/{case}.csv), then their
     OA, WS and n-particle regimes (compiled, one thread). One job: the points are a few milliseconds of work,

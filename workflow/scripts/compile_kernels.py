@@ -1,28 +1,50 @@
-"""Glue: compile the d = 2 numba kernels once (into the shared, content-keyed cache of lsadyn._kernel_cache)
-before the jobs that use them run in parallel; the output says whether they were compiled in this build or
-loaded from the machine's cache (benchmarks/bench_pipeline.py reports it)."""
+"""Glue: compile the d = 2 numba kernels (into the shared, content-keyed cache of lsadyn._kernel_cache) before the
+jobs that use them run in parallel. Rule ``compile_kernel_part`` compiles independent parts of
+:func:`lsadyn.compiled2d.warm_up` (``params.parts``; such jobs run in parallel); rule ``compile_kernels`` then
+compiles the driver, which links the parts' cached code, and writes the summary: whether the kernels were compiled
+in this build or loaded from the machine's cache, and how long each job took (benchmarks/bench_pipeline.py
+reports it)."""
 
 import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
 
 # isort: split
+import json
 import time
 
 from numba.core.registry import CPUDispatcher
 
-from lsadyn import compiled2d
+from lsadyn import _dop853_stages, compiled2d
 from lsadyn._kernel_cache import cache_dir
-from lsadyn.paper.io import setup_log
+from lsadyn.paper.io import atomic_path, load_json_record, setup_log
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])
+parts = list(sm.params.parts)
+part = "+".join(parts)
+kernels = [k for mod in (compiled2d, _dop853_stages) for k in vars(mod).values() if isinstance(k, CPUDispatcher)]
+kernels = list({id(k): k for k in kernels}.values())
+before = {id(k): (sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values())) for k in kernels}
 t0 = time.perf_counter()
-compiled2d.warm_up()
+compiled2d.warm_up(parts)
 seconds = time.perf_counter() - t0
-kernels = [k for k in vars(compiled2d).values() if isinstance(k, CPUDispatcher)]
-hits = sum(sum(k.stats.cache_hits.values()) for k in kernels)
-misses = sum(sum(k.stats.cache_misses.values()) for k in kernels)
-how = "compiled" if misses else "loaded from the cache"
-log.info("d = 2 kernels %s in %.1f s (%d cache hits, %d compiled; cache: %s)", how, seconds, hits, misses,
-         cache_dir())
-with open(sm.output[0], "w") as fh:
-    fh.write(f"{how} in {seconds:.1f} s ({hits} cache hits, {misses} compiled)\ncache: {cache_dir()}\n")
+# counted in this job only (a job forked from the job runner inherits the counters of the server's loads)
+hits = sum(sum(k.stats.cache_hits.values()) - before[id(k)][0] for k in kernels)
+misses = sum(sum(k.stats.cache_misses.values()) - before[id(k)][1] for k in kernels)
+record = {"part": part, "seconds": round(seconds, 2), "cache_hits": hits, "compiled": misses}
+log.info("d = 2 kernels, part %s: %s in %.1f s (%d cache hits, %d compiled; cache: %s)", part,
+         "compiled" if misses else "loaded from the cache", seconds, hits, misses, cache_dir())
+if parts != ["driver"]:
+    with atomic_path(sm.output[0]) as tmp, open(tmp, "w") as fh:
+        json.dump(record, fh)
+        fh.write("\n")
+else:
+    records = [load_json_record(p, ("part", "seconds", "cache_hits", "compiled")) for p in sm.input.parts]
+    records.append(record)
+    total = sum(r["seconds"] for r in records)
+    hits = sum(r["cache_hits"] for r in records)
+    misses = sum(r["compiled"] for r in records)
+    how = "compiled" if misses else "loaded from the cache"
+    parts = ", ".join(f"{r['part']} {r['seconds']:.1f} s" for r in records)
+    with atomic_path(sm.output[0]) as tmp, open(tmp, "w") as fh:
+        fh.write(f"{how} in {total:.1f} s of jobs ({hits} cache hits, {misses} compiled; {parts})\n"
+                 f"cache: {cache_dir()}\n")

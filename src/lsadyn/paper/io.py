@@ -10,6 +10,7 @@ dies (no orphaned job processes)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import tempfile
@@ -251,6 +252,23 @@ class ResultFileError(ValueError):
 
 def _fail(path, problem: str):
     raise ResultFileError(f"{path}: {problem}; delete it and rerun (snakemake rebuilds it)")
+
+
+def load_json_record(path, keys) -> dict:
+    """A JSON object written by another job, with at least ``keys``; a clear error naming the file otherwise."""
+    try:
+        with open(path) as fh:
+            record = json.load(fh)
+    except FileNotFoundError:
+        _fail(path, "missing")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        _fail(path, f"not a readable JSON file ({exc})")
+    if not isinstance(record, dict):
+        _fail(path, "not a JSON object")
+    missing = [k for k in keys if k not in record]
+    if missing:
+        _fail(path, f"missing key(s) {missing}")
+    return record
 
 
 @dataclass(frozen=True)

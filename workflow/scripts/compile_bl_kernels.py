@@ -1,0 +1,21 @@
+"""Glue: compile the d_BL numba kernels of lsadyn.bl (into the shared, content-keyed cache of lsadyn._kernel_cache)
+once, before the stability jobs that use them run in parallel (each would otherwise compile them)."""
+
+import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
+
+# isort: split
+import time
+
+from lsadyn import bl
+from lsadyn.paper.io import atomic_path, setup_log
+
+sm = snakemake  # noqa: F821 (injected by Snakemake)
+log = setup_log(sm.log[0])
+t0 = time.perf_counter()
+bl.warm_up()
+seconds = time.perf_counter() - t0
+misses = sum(sum(k.stats.cache_misses.values()) for k in (bl._cycle_max, bl._chain_value))
+how = "compiled" if misses else "loaded from the cache"
+log.info("d_BL kernels %s in %.1f s", how, seconds)
+with atomic_path(sm.output[0]) as tmp, open(tmp, "w") as fh:
+    fh.write(f"{how} in {seconds:.1f} s\n")
