@@ -111,22 +111,6 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
     }
 
 
-def run_horizon(scenario: dict, model: str) -> float:
-    """Integration time (units of τ) of one model's run of a config ``highdim.scenarios`` entry: its
-    ``settle_horizon[model]`` where given (runs whose r(t) needs longer than ``horizon`` to settle; ``horizon``
-    stays the base horizon other studies read, e.g. :mod:`lsadyn.paper.persistence`), else ``horizon`` (also when
-    ``settle_horizon`` is null: how an override config such as quick.yaml drops the paper's)."""
-    return float((scenario.get("settle_horizon") or {}).get(model, scenario["horizon"]))
-
-
-def samples_for(horizon: float, base_horizon: float, n_samples: int) -> int:
-    """Output times of a run of ``horizon`` at the spacing of ``n_samples`` times over ``base_horizon``
-    (a longer run keeps the time resolution its classifier reads: the oscillation period stays resolved)."""
-    if not horizon > 0 or not base_horizon > 0:
-        raise ValueError(f"horizon: must be > 0, got {horizon!r} (base {base_horizon!r})")
-    return round((int(n_samples) - 1) * float(horizon) / float(base_horizon)) + 1
-
-
 def end_shape(regime: str, shape: str) -> str:
     """The cluster shape a table reports for a run: the final state's shape (:func:`lsadyn.metrics.cluster_shape`)
     when the run reached a regime, ``""`` (not determined) for an ``undetermined`` run, which has no end state

@@ -40,6 +40,7 @@ import pandas as pd
 
 from ..metrics import SETTLED_R_CHANGE
 from .claim_row import claim_row as _row
+from .horizons import samples_for
 
 STUDIES = ("dimension", "random", "beta")
 #: Labels of the cluster shape column (lsadyn.metrics.CLUSTER_SHAPES).
@@ -131,8 +132,6 @@ def run_plan(cfg: dict, scenarios: dict, seed: int) -> pd.DataFrame:
     in a fixed order, with ``run_id`` and ``batch`` (runs of one batch share model, d, β, horizon and n and
     are integrated together). ``cfg``: config ``persistence``; ``scenarios``: :func:`scenario_set`;
     ``seed``: the base seed (study offsets :data:`SEED_OFFSET`)."""
-    from .highdim import samples_for
-
     rows = []
     n = int(cfg["n_tokens"])
     ns = int(cfg["n_samples"])

@@ -1,0 +1,78 @@
+"""lsadyn._source_imports: the import statements of a file, found by walking statements only (the workflow's
+lib_inputs, the kernel cache's key and the job runner's preload read them)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from lsadyn._source_imports import _import_statements, imported_modules
+
+ROOT = Path(__file__).resolve().parents[1]
+
+NESTED = '''
+import lsadyn.a
+try:
+    from lsadyn import b
+except ImportError:
+    from . import c
+else:
+    import lsadyn.d
+finally:
+    from lsadyn.e import f
+def g():
+    with open("x") as fh:
+        if fh:
+            from lsadyn.h import i
+        elif 1:
+            pass
+        else:
+            import lsadyn.j
+    while False:
+        import lsadyn.k
+    else:
+        import lsadyn.l
+class M:
+    for _ in ():
+        import lsadyn.n
+    else:
+        from lsadyn import o
+match 1:
+    case 1:
+        import lsadyn.p
+async def q():
+    async with x:
+        import lsadyn.r
+    async for _ in y:
+        import lsadyn.s
+x = lambda: __import__("lsadyn.t")  # an expression, not an import statement (ast.walk does not count it either)
+'''
+
+
+def _walked(tree):
+    return sorted(ast.dump(n) for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)))
+
+
+def test_import_statements_are_every_import_node_at_any_depth():
+    tree = ast.parse(NESTED)
+    found = sorted(ast.dump(n) for n in _import_statements(tree.body))
+    assert found == _walked(tree) and len(found) == 14
+
+
+def test_import_statements_match_ast_walk_on_the_repository():
+    files = [f for d in ("src", "workflow", "tests", "benchmarks") for f in (ROOT / d).rglob("*.py")]
+    assert len(files) > 50
+    for f in files:
+        tree = ast.parse(f.read_bytes())
+        assert sorted(ast.dump(n) for n in _import_statements(tree.body)) == _walked(tree), f
+
+
+def test_imported_modules_resolves_absolute_and_relative_imports(tmp_path):
+    root = tmp_path / "lsadyn"
+    (root / "paper").mkdir(parents=True)
+    for name in ("__init__.py", "a.py", "b.py", "paper/__init__.py", "paper/c.py"):
+        (root / name).write_text("")
+    src = root / "paper" / "user.py"
+    src.write_text("import lsadyn.a\ndef f():\n    from lsadyn import b, missing\n    from . import c\n"
+                   "    from .. import a\nimport numpy\n")
+    assert imported_modules(src, root) == {"a", "b", "paper", "paper.c"}  # lsadyn.paper: imported with paper.c
