@@ -6,8 +6,8 @@ import os
 import pandas as pd
 import pytest
 
-from lsadyn.paper.findings import (build_summary, claims_html_table, findings_html, findings_markdown,
-                                   normalise_claims, tally)
+from lsadyn.paper.findings import (all_key_numbers, build_summary, claims_html_table, findings_html,
+                                   findings_markdown, normalise_claims, tally)
 
 SETTINGS = dict(seed=7, beta=1.0, n_tokens=200, horizon=200.0, highdim_d=20, highdim_n=64, stability_n=400,
                 eps_small=0.05)
@@ -79,6 +79,17 @@ def test_key_numbers_come_from_the_tables():
                                    n_undetermined_oa=1)])
     md = findings_markdown(claims(), {"agreement": agreement}, SETTINGS)
     assert "52 sampled points; OA = WS at 43" in md and "at 46 of 47 points" in md
+
+
+def test_pages_from_key_numbers_computed_once_are_the_pages_computed_per_claim():
+    agreement = pd.DataFrame([dict(case="case1", n_points=52, oa_eq_ws=43, oa_eq_particles=43, ws_eq_particles=52,
+                                   all_three_agree=43, n_with_prediction=47, oa_matches_prediction=46,
+                                   n_undetermined_oa=1)])
+    tables = {"agreement": agreement}
+    numbers = all_key_numbers(claims(), tables)
+    assert sorted(numbers) == ["C1", "C4", "C7"] and numbers["C1"]
+    assert findings_markdown(claims(), tables, SETTINGS, numbers) == findings_markdown(claims(), tables, SETTINGS)
+    assert findings_html(claims(), tables, SETTINGS, numbers) == findings_html(claims(), tables, SETTINGS)
 
 
 def test_html_table_colours_rows_and_escapes_notes():

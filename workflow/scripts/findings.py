@@ -5,7 +5,7 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 # isort: split
 from pathlib import Path
 
-from lsadyn.paper.findings import claims_html_page, findings_html, findings_markdown
+from lsadyn.paper.findings import all_key_numbers, claims_html_page, findings_html, findings_markdown
 from lsadyn.paper.io import atomic_path, load_table, setup_log
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
@@ -17,8 +17,9 @@ tables = {name: load_table(getattr(sm.input, name), kind, min_rows=0)
                              ("robustness", "robustness_run"), ("persistence", "persistence_run"))}
 tables["eps_small"] = sm.params.settings["eps_small"]
 legend = Path(sm.input.legend).read_text()
-pages = {sm.output.markdown: findings_markdown(claims, tables, sm.params.settings),
-         sm.output.html: findings_html(claims, tables, sm.params.settings),
+numbers = all_key_numbers(claims, tables)  # the same numbers on both pages: computed once
+pages = {sm.output.markdown: findings_markdown(claims, tables, sm.params.settings, numbers),
+         sm.output.html: findings_html(claims, tables, sm.params.settings, numbers),
          sm.output.claims_html: claims_html_page(claims, legend)}
 for path, text in pages.items():
     with atomic_path(path) as tmp:
