@@ -82,9 +82,9 @@ def test_key_numbers_come_from_the_tables():
 
 
 def test_pages_from_key_numbers_computed_once_are_the_pages_computed_per_claim():
-    agreement = pd.DataFrame([dict(case="case1", n_points=52, oa_eq_ws=43, oa_eq_particles=43, ws_eq_particles=52,
-                                   all_three_agree=43, n_with_prediction=47, oa_matches_prediction=46,
-                                   n_undetermined_oa=1)])
+    agreement = pd.DataFrame([{"case": "case1", "n_points": 52, "oa_eq_ws": 43, "oa_eq_particles": 43,
+                               "ws_eq_particles": 52, "all_three_agree": 43, "n_with_prediction": 47,
+                               "oa_matches_prediction": 46, "n_undetermined_oa": 1}])
     tables = {"agreement": agreement}
     numbers = all_key_numbers(claims(), tables)
     assert sorted(numbers) == ["C1", "C4", "C7"] and numbers["C1"]
