@@ -154,3 +154,19 @@ def test_a_field_that_always_overflows_still_raises():
 
     with pytest.raises(OverflowError, match="^beta: always"):
         integrate_sphere(bad, uniform_sphere(8, 3, 0), np.linspace(0, 1, 5), None)
+
+
+def test_dense_weights_in_python_floats_equal_the_recurrence_on_an_array():
+    """_dense_weights runs scipy's Dop853DenseOutput recurrence on Python floats: the same roundings as on an array."""
+    from lsadyn.sphere_integrate import _dense_weights
+
+    def on_array(x):
+        w = np.zeros(7)
+        for j, k in enumerate(range(6, -1, -1)):
+            w[k] += 1.0
+            w *= x if j % 2 == 0 else 1.0 - x
+        return w
+
+    xs = np.concatenate([np.random.default_rng(3).random(2000), [0.0, 1.0, 0.5, 1e-300, 1 - 2 ** -53]])
+    for x in xs:
+        assert np.array_equal(_dense_weights(x), on_array(x))

@@ -145,11 +145,13 @@ def one_blas_thread():
     """Context: this process's BLAS pools limited to one thread, restored on exit. The pools are found once
     per process (``threadpool_limits`` looks for them anew on each call: ~4.5 ms with the pipeline's
     libraries loaded, 61 times in one robustness job); a BLAS loaded later is not limited."""
-    return _thread_pools().limit(limits=1, user_api="blas")
+    return thread_pools().limit(limits=1, user_api="blas")
 
 
 @functools.cache
-def _thread_pools():
+def thread_pools():
+    """This process's BLAS/OpenMP thread pools (a ``threadpoolctl.ThreadpoolController``), found on the first
+    call; their sizes are read and set live through it. A library loaded after the first call is not in it."""
     from threadpoolctl import ThreadpoolController
 
     return ThreadpoolController()

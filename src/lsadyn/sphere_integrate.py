@@ -27,6 +27,8 @@ tests compare against.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
@@ -39,6 +41,7 @@ _C = np.ascontiguousarray(_dop.C[:_NS])
 _E3 = np.ascontiguousarray(_dop.E3)
 _E5 = np.ascontiguousarray(_dop.E5)
 _D = np.ascontiguousarray(_dop.D)
+_A_ROWS = [_A[s, :s] for s in range(_NS)]  # stage s: y + h * (_A_ROWS[s] @ K[:s])
 _A_EXTRA = np.ascontiguousarray(_dop.A[_NS + 1:])
 _C_EXTRA = np.ascontiguousarray(_dop.C[_NS + 1:])
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = 0.9, 0.2, 10.0
@@ -70,12 +73,15 @@ def initial_step(field, t0, y0, f0, shape, args, t_end, rtol, atol):
 
 def _dense_weights(x):
     """Weights w (7,) with y(x) = y_old + w @ F: the recurrence of scipy's ``Dop853DenseOutput``
-    (y += F[j]; y *= x or 1 − x, alternately, from the last F down) run on the coefficients."""
-    w = np.zeros(7)
+    (y += F[j]; y *= x or 1 − x, alternately, from the last F down) run on the coefficients (in Python
+    floats: the same roundings as on a numpy array, without its per-operation overhead)."""
+    w = [0.0] * 7
+    y = 1.0 - x
     for j, k in enumerate(range(6, -1, -1)):
         w[k] += 1.0
-        w *= x if j % 2 == 0 else 1.0 - x
-    return w
+        f = x if j % 2 == 0 else y
+        w = [v * f for v in w]
+    return np.array(w)
 
 
 def _dense_eval(F, y_old, x):
@@ -121,7 +127,7 @@ def dop853_sphere(field, X0, t_eval, args, *, t0=0.0, rtol=1e-9, atol=1e-11, obs
         n_evals += 1
     t = float(t0)
     while i < m:
-        min_step = 10 * abs(np.nextafter(t, np.inf) - t)
+        min_step = 10 * abs(math.nextafter(t, math.inf) - t)
         h_abs = min(max(h_abs, min_step), max_step)
         rejected = False
         while True:
@@ -137,8 +143,10 @@ def dop853_sphere(field, X0, t_eval, args, *, t0=0.0, rtol=1e-9, atol=1e-11, obs
             try:
                 with np.errstate(over="ignore", invalid="ignore"):  # a failed trial is handled below
                     for s in range(1, _NS):
-                        dy = (_A[s, :s] @ K[:s]) * h
-                        K[s] = field(t + _C[s] * h, (y + dy).reshape(shape), args).ravel()
+                        dy = _A_ROWS[s] @ K[:s]
+                        dy *= h
+                        dy += y  # y + h (a_s · K), as written out
+                        K[s] = field(t + _C[s] * h, dy.reshape(shape), args).ravel()
                         n_evals += 1
                     y_new = y + h * (_B @ K[:_NS])
                     K[_NS] = field(t + h, y_new.reshape(shape), args).ravel()

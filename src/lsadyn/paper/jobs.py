@@ -9,24 +9,22 @@ executor that drops it) and returns the pool size actually in force, which the s
 
 from __future__ import annotations
 
+from ..integrate import thread_pools  # the process's pools, found once (each search: ~5 ms per call in a job)
+
 
 def limit_threads(threads) -> int:
     """Limit every BLAS and OpenMP thread pool of this process to ``threads`` (≥ 1, the job's
     ``snakemake.threads``) and return the largest pool size in force afterwards."""
-    from threadpoolctl import threadpool_limits
-
     try:
         threads = int(threads)
     except (TypeError, ValueError):
         raise ValueError(f"threads: expected a positive integer, got {threads!r}") from None
     if threads < 1:
         raise ValueError(f"threads: expected a positive integer, got {threads}")
-    threadpool_limits(limits=threads)  # stays in force for the rest of the process
+    thread_pools().limit(limits=threads)  # stays in force for the rest of the process
     return blas_threads()
 
 
 def blas_threads() -> int:
     """Largest thread count among this process's BLAS/OpenMP pools (1 if there is none)."""
-    from threadpoolctl import threadpool_info
-
-    return max((int(p["num_threads"]) for p in threadpool_info()), default=1)
+    return max((int(p["num_threads"]) for p in thread_pools().info()), default=1)

@@ -227,24 +227,34 @@ def batch_field(X, A, V, tau, beta, model: str):
     r"""Velocities of R token systems, X (R, n, d), A and V (R, d, d), tau and beta (R,), in the rescaled
     time s = t/τ of each system: :math:`\tau\,P^\perp_{x_k}(\frac1n\sum_j h(\beta\langle x_k, A x_j\rangle)
     V x_j)` with h(y) = y (LSA) or e^y (USA). Costs 2nd² + 2n²d per system (no d × d × d product)."""
-    R, n, d = X.shape
-    L = np.matmul(np.matmul(X, A), np.swapaxes(X, 1, 2))  # L[r, k, j] = <x_k, A x_j>
-    XV = np.matmul(X, np.swapaxes(V, 1, 2))  # row j: (V x_j)^T
-    if model == "lsa":
-        S = np.matmul(L, XV)
-        S *= (beta * tau / n)[:, None, None]
-    elif model == "usa":
-        L *= beta[:, None, None]
-        top = float(L.max())
-        if top > USA_MAX_LOGIT:
-            raise OverflowError(f"beta: USA logit beta*<x, A y> reaches {top:.4g} > {USA_MAX_LOGIT:g}")
-        np.exp(L, out=L)
-        S = np.matmul(L, XV)
-        S *= (tau / n)[:, None, None]
-    else:
+    return batch_field_of(A, V, tau, beta, model, X.shape[1])(X)
+
+
+def batch_field_of(A, V, tau, beta, model: str, n: int):
+    """:func:`batch_field` for fixed A, V, tau, beta and n tokens, as a function of X (R, n, d): what does not depend
+    on X (transposed V, the per-system factors) is formed once, the rest as :func:`batch_field` evaluates it."""
+    if model not in ("lsa", "usa"):
         raise ValueError(f"model: unknown model {model!r}; choose lsa or usa")
-    S -= np.einsum("rkd,rkd->rk", X, S)[..., None] * X
-    return S
+    VT = np.swapaxes(V, 1, 2)
+    usa = model == "usa"
+    factor = (tau / n)[:, None, None] if usa else (beta * tau / n)[:, None, None]
+    beta3 = np.asarray(beta)[:, None, None] if usa else None
+
+    def field(X):
+        L = np.matmul(np.matmul(X, A), X.transpose(0, 2, 1))  # L[r, k, j] = <x_k, A x_j>
+        XV = np.matmul(X, VT)  # row j: (V x_j)^T
+        if usa:
+            L *= beta3
+            top = float(L.max())
+            if top > USA_MAX_LOGIT:
+                raise OverflowError(f"beta: USA logit beta*<x, A y> reaches {top:.4g} > {USA_MAX_LOGIT:g}")
+            np.exp(L, out=L)
+        S = np.matmul(L, XV)
+        S *= factor
+        S -= np.einsum("rkd,rkd->rk", X, S)[..., None] * X
+        return S
+
+    return field
 
 
 def _batch_observe(X):
@@ -277,8 +287,10 @@ class BatchSphereRun:
         A, V = self.A[idx], self.V[idx]
         tau, beta = self.tau[idx], self.beta[idx]
 
+        fld = batch_field_of(A, V, tau, beta, self.model, n)
+
         def field(t, Y, args):
-            return batch_field(Y.reshape(R, n, d), A, V, tau, beta, self.model).reshape(R * n, d)
+            return fld(Y.reshape(R, n, d)).reshape(R * n, d)
 
         def observe(Y):
             return _batch_observe(Y.reshape(R, n, d))
