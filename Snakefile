@@ -19,6 +19,8 @@ from lsadyn.paper.interrupts import install as install_interrupt_handlers
 from lsadyn.paper import jobrunner
 
 min_version("9.0")
+# local builds: the job runner's server (onstart: below) starts now, its imports beside Snakemake's parse and DAG
+jobrunner.prestart(workflow)
 
 try:  # a YAML syntax error, with its line and column, before Snakemake's own less precise message
     load_config_file("workflow/config/config.yaml")

@@ -285,6 +285,49 @@ def test_a_build_with_few_script_jobs_starts_no_server_and_a_larger_one_does(tmp
         assert proc.poll() is not None and jobrunner.SOCKET_ENV not in os.environ
 
 
+@pytest.mark.parametrize("argv,runs_jobs", [
+    (["--cores", "2", "--configfile", "workflow/config/quick.yaml"], True), (["-c2", "-p"], True),
+    (["-j", "4", "--forceall"], True), (["-n"], False), (["-np", "--cores", "2"], False), (["--dry-run"], False),
+    (["--lint"], False), (["--dag"], False), (["--list-rules"], False), (["-S"], False), (["--report=r.html"], False),
+    (["--unlock"], False), (["--touch"], False), (["--cores", "1", "--summary"], False)])
+def test_prestart_only_for_a_command_line_that_runs_jobs(tmp_path, argv, runs_jobs):
+    small = {"scripts": [tmp_path / "none.py"], "preload": ()}
+    assert jobrunner._runs_no_jobs(argv) is not runs_jobs
+    path = jobrunner.prestart(_Workflow(), argv=argv, **small)
+    try:
+        assert bool(path) is runs_jobs and (jobrunner._STATE["server"] is not None) is runs_jobs
+    finally:
+        jobrunner.stop()
+
+
+@pytest.mark.parametrize("wf", [_Workflow(local=False), _Workflow(dry=True), _Workflow(remote=True)])
+def test_no_prestart_for_cluster_remote_or_dry_runs(wf, tmp_path, monkeypatch):
+    assert jobrunner.prestart(wf, argv=["--cores", "2"], scripts=[tmp_path / "none.py"], preload=()) is None
+    monkeypatch.setenv(jobrunner.SWITCH_ENV, "0")
+    assert jobrunner.prestart(_Workflow(), argv=["--cores", "2"], scripts=[tmp_path / "none.py"], preload=()) is None
+    assert jobrunner._STATE["server"] is None and jobrunner.SOCKET_ENV not in os.environ
+
+
+def test_a_prestarted_server_is_kept_for_a_build_and_stopped_for_a_small_one(tmp_path, monkeypatch):
+    """The Snakefile starts the server while Snakemake parses it (jobrunner.prestart); at onstart, start() keeps it
+    for a build with enough script jobs and stops it otherwise (jobrunner.MIN_SCRIPT_JOBS)."""
+    monkeypatch.delenv(jobrunner.MIN_JOBS_ENV, raising=False)
+    small = {"scripts": [tmp_path / "none.py"], "preload": ()}
+    try:
+        path = jobrunner.prestart(_Workflow(), argv=["--cores", "2"], **small)
+        proc = jobrunner._STATE["server"]
+        assert path and jobrunner.start(_Workflow(scripts=jobrunner.MIN_SCRIPT_JOBS)) == path
+        assert jobrunner._STATE["server"] is proc and proc.poll() is None and os.environ[jobrunner.SOCKET_ENV] == path
+        jobrunner.stop()
+        assert jobrunner.prestart(_Workflow(), argv=["--cores", "2"], **small)
+        proc = jobrunner._STATE["server"]
+        assert jobrunner.start(_Workflow(scripts=jobrunner.MIN_SCRIPT_JOBS - 1, others=10)) is None
+        assert proc.wait(timeout=20) is not None
+        assert jobrunner._STATE["server"] is None and jobrunner.SOCKET_ENV not in os.environ
+    finally:
+        jobrunner.stop()
+
+
 def test_every_script_and_notebook_hands_off_before_its_other_imports():
     files = sorted([*ROOT.glob("workflow/scripts/*.py"), *ROOT.glob("workflow/notebooks/*.py")])
     assert len(files) > 20

@@ -79,7 +79,7 @@ _NEVER = ("lsadyn.paper.handoff",)
 _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
                "NUMEXPR_NUM_THREADS", "NUMBA_NUM_THREADS")
 
-_STATE: dict = {"in_child": False, "server": None, "dir": None}
+_STATE: dict = {"in_child": False, "server": None, "dir": None, "prestarted": False}
 
 
 def _enabled() -> bool:
@@ -218,31 +218,94 @@ def _min_jobs(min_jobs: int | None) -> int:
         return MIN_SCRIPT_JOBS
 
 
+#: Snakemake command-line options with which it runs no job: :func:`prestart` then starts nothing (best effort: a
+#: server started needlessly is stopped at exit, having cost only its imports on an idle core).
+_NO_JOB_OPTIONS = frozenset({
+    "--dry-run", "--dryrun", "--lint", "--dag", "--rulegraph", "--filegraph", "--d3dag", "--summary",
+    "--detailed-summary", "--list-rules", "--list", "--list-target-rules", "--lt", "--list-changes", "--lc",
+    "--list-input-changes", "--li", "--list-params-changes", "--lp", "--list-code-changes", "--lu",
+    "--list-untracked", "--report", "--report-stylesheet", "--unlock", "--cleanup-metadata", "--cm",
+    "--cleanup-shadow", "--touch", "--archive", "--containerize", "--export-cwl", "--print-compilation",
+    "--delete-all-output", "--delete-temp-output", "--generate-unit-tests", "--version", "--help",
+    "--conda-create-envs-only", "--conda-cleanup-envs", "--list-conda-envs", "--deploy-sources", "--edit-notebook",
+    "--draft-notebook", "--cleanup-containers"})
+#: Short options with which Snakemake runs no job (dry run, list, summaries, touch, help), alone or combined (-np).
+_NO_JOB_SHORT = frozenset("nlSDth")
+
+
+def _runs_no_jobs(argv) -> bool:
+    """Does this Snakemake command line run no job (:data:`_NO_JOB_OPTIONS`, :data:`_NO_JOB_SHORT`)?"""
+    for arg in argv:
+        if arg.startswith("--"):
+            if arg.split("=", 1)[0] in _NO_JOB_OPTIONS:
+                return True
+        elif arg.startswith("-") and arg[1:].isalpha() and _NO_JOB_SHORT.intersection(arg[1:]):
+            return True
+    return False
+
+
+def _local_build(workflow) -> bool:
+    """A local build (not cluster jobs, not a job Snakemake runs remotely, not a dry run) with the runner on."""
+    if not _enabled() or not getattr(workflow, "local_exec", False) or getattr(workflow, "remote_exec", False):
+        return False
+    return not (getattr(workflow, "dryrun", False) or getattr(getattr(workflow, "output_settings", None), "dryrun",
+                                                                      False))
+
+
+def prestart(workflow, *, argv=None, scripts=(), preload=PRELOAD) -> str | None:
+    """Start the server while Snakemake parses the Snakefile (called from its top, once the config is valid), so
+    that its imports (~2.5 s of CPU) run beside the parse and the DAG instead of delaying the first jobs, which
+    would wait for them; :func:`start` at ``onstart:`` keeps it, or stops it for a build with too few script jobs.
+    Nothing for a dry run, cluster execution, with the runner switched off, or a command line that runs no job
+    (:func:`_runs_no_jobs` of ``argv``, default Snakemake's command line). ``scripts``, ``preload``: as for
+    :func:`start`. Returns the socket path, or None."""
+    argv = sys.argv[1:] if argv is None else argv
+    if _STATE["server"] is not None or not _local_build(workflow) or _runs_no_jobs(argv):
+        return None
+    path = _spawn(scripts or _workflow_scripts(workflow), preload)
+    _STATE["prestarted"] = True
+    return path
+
+
+def _workflow_scripts(workflow) -> list:
+    from pathlib import Path
+
+    base = Path(workflow.basedir)
+    return sorted([*base.glob("workflow/scripts/*.py"), *base.glob("workflow/notebooks/*.py")])
+
+
 def start(workflow=None, *, scripts=(), preload=PRELOAD, min_jobs: int | None = None) -> str | None:
     """Start the job-runner server for this (local) build and export its socket path to the jobs; returns the
     path, or None when the runner does not apply (cluster execution, dry run, switched off, not Linux) or does not
     pay: a build with fewer than ``min_jobs`` script jobs to run (default :data:`MIN_SCRIPT_JOBS`, or
     ``$LSADYN_JOB_RUNNER_MIN_JOBS``; rebuilding a figure or two after an edit), whose jobs would wait for the
-    server's imports (~3 s of CPU) to save little.
+    server's imports (~3 s of CPU) to save little. A server that :func:`prestart` started is kept (or, for such a
+    small build, stopped).
     Called from the Snakefile's ``onstart:``; the server imports ``preload`` and the modules that ``scripts``
     (default: every workflow/scripts/*.py and workflow/notebooks/*.py under the workflow's directory) import."""
-    import atexit
-    import subprocess
-    import tempfile
-    from pathlib import Path
-
+    if _STATE.get("prestarted") and _STATE["server"] is not None:
+        if workflow is not None and script_jobs(workflow) < _min_jobs(min_jobs):
+            stop()
+            return None
+        return os.environ.get(SOCKET_ENV)
     if not _enabled() or _STATE["server"] is not None:
         return None
     if workflow is not None:
-        if not getattr(workflow, "local_exec", False) or getattr(workflow, "dryrun", False):
-            return None
-        if getattr(workflow, "remote_exec", False):
+        if not _local_build(workflow):
             return None
         if script_jobs(workflow) < _min_jobs(min_jobs):
             return None
         if not scripts:
-            base = Path(workflow.basedir)
-            scripts = sorted([*base.glob("workflow/scripts/*.py"), *base.glob("workflow/notebooks/*.py")])
+            scripts = _workflow_scripts(workflow)
+    return _spawn(scripts, preload)
+
+
+def _spawn(scripts, preload) -> str:
+    """Start the server process (it imports ``preload`` and what ``scripts`` import) and export its socket path."""
+    import atexit
+    import subprocess
+    import tempfile
+
     tmpdir = tempfile.mkdtemp(prefix="lsadyn-jobs-")  # 0700: only this user can reach the socket
     path = os.path.join(tmpdir, "socket")
     env = {**os.environ, **{k: "1" for k in _ONE_THREAD}}
@@ -262,7 +325,7 @@ def stop(workflow=None) -> None:
     import shutil
 
     proc, tmpdir = _STATE["server"], _STATE["dir"]
-    _STATE.update(server=None, dir=None)
+    _STATE.update(server=None, dir=None, prestarted=False)
     os.environ.pop(SOCKET_ENV, None)
     if proc is not None and proc.poll() is None:
         proc.terminate()
