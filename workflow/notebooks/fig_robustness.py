@@ -88,9 +88,14 @@ for i, sc in enumerate(scenarios):
             st = MODEL_STYLE.get(model, dict(color="k", ls=":", marker="^", ms=4))
             x = dodged(g.level, kind, model)
             ax.plot(x, g.fraction_kept, color=st["color"], ls=st["ls"], lw=0.9)
-            for xx, lv, y, u, n in zip(x, g.level, g.fraction_kept, g.undetermined, g.runs):
-                ax.plot([xx], [y], marker=st["marker"], ms=st["ms"], color=st["color"],
-                        mfc="white" if u else st["color"], mew=0.8, ls="", clip_on=False, zorder=4)
+            # the markers: one line per run of points with the same fill, in order (as many one-point lines drew them,
+            # with a fraction of the artists)
+            opened = np.asarray(g.undetermined, bool)
+            runs = np.split(np.arange(len(g)), np.flatnonzero(np.diff(opened)) + 1)
+            for r in runs:
+                ax.plot(x[r], np.asarray(g.fraction_kept)[r], marker=st["marker"], ms=st["ms"], color=st["color"],
+                        mfc="white" if opened[r[0]] else st["color"], mew=0.8, ls="", clip_on=False, zorder=4)
+            for xx, lv, y, n in zip(x, g.level, g.fraction_kept, g.runs):
                 k_slow = int(slow.get((sc, d, model, kind, lv), 0))
                 if k_slow:
                     y0 = y - k_slow / n
