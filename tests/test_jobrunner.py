@@ -405,6 +405,52 @@ def test_a_local_snakemake_build_hands_its_jobs_off_and_reports_their_errors(tmp
     assert not (tmp_path / "out" / "5.txt").exists()
 
 
+STARTUP_JOB = textwrap.dedent("""
+    import os
+    from lsadyn.paper import jobrunner
+    with open(snakemake.output[0], "w") as fh:  # no `import lsadyn.paper.handoff`: only the startup hand-off
+        fh.write(f"{jobrunner._STATE['in_child']}\\n")
+""")
+
+
+def test_jobs_are_handed_off_while_python_starts_before_the_snakemake_preamble(tmp_path):
+    """The server puts jobrunner.JOB_SITE first on the jobs' PYTHONPATH: its sitecustomize.py hands a job script
+    off before Snakemake's preamble (import snakemake, unpickle the job) runs in the client. A script without
+    `import lsadyn.paper.handoff` still runs in the server's child; after the build PYTHONPATH is as before."""
+    (tmp_path / "Snakefile").write_text(TINY)
+    (tmp_path / "job.py").write_text(STARTUP_JOB)
+    r = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=tmp_path, env=ENV,
+                       capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stderr
+    assert [(tmp_path / "out" / f"{i}.txt").read_text().split() for i in range(6)] == [["True"]] * 6
+    assert "RuntimeWarning" not in r.stderr
+
+
+def test_is_snakemake_script():
+    assert jobrunner.is_snakemake_script("/w/.snakemake/scripts/tmpab12_x.fig_case1.py")
+    assert jobrunner.is_snakemake_script(".snakemake/scripts/tmpq.compile_kernels.py")
+    for path in ("/w/workflow/scripts/tmp.py", "/w/.snakemake/scripts/fig.py", "/w/.snakemake/tmp.py",
+                 "/w/.snakemake/scripts/tmpx.R", "-m", "-c", ""):
+        assert not jobrunner.is_snakemake_script(path), path
+
+
+def test_job_site_imports_the_sitecustomize_it_shadows(tmp_path):
+    """Any process with jobrunner.JOB_SITE on its path that is not a job (here: no server, not a job script) goes
+    on as without it: another sitecustomize later on the path is imported once; with none, nothing fails."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "sitecustomize.py").write_text("import sys\nsys.stderr.write('other sitecustomize\\n')\nMARK = 1\n")
+    code = "import sitecustomize, sys; print(getattr(sitecustomize, 'MARK', None))"
+    env = {**ENV, "PYTHONPATH": os.pathsep.join([jobrunner.JOB_SITE, str(other), str(SRC)]),
+           jobrunner.SOCKET_ENV: str(tmp_path / "no-socket")}
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert r.stdout.split() == ["1"] and r.stderr.count("other sitecustomize") == 1
+    env["PYTHONPATH"] = os.pathsep.join([jobrunner.JOB_SITE, str(SRC)])
+    r = subprocess.run([sys.executable, "-c", "import sys; print(sys.modules['sitecustomize'].__file__)"], env=env,
+                       capture_output=True, text=True, timeout=60, check=True)
+    assert r.stdout.strip().startswith(jobrunner.JOB_SITE) and not r.stderr
+
+
 INTERRUPTIBLE = textwrap.dedent("""
     from lsadyn.paper import jobrunner
     from lsadyn.paper.interrupts import finish, install

@@ -3,10 +3,13 @@ already imported the heavy libraries.
 
 Every job of a build is a ``script:`` (workflow/scripts, workflow/notebooks) that Snakemake runs as a new
 ``python`` process; before doing its work, each one spends 1–2.4 s of CPU importing numpy, scipy, numba,
-matplotlib, pandas and lsadyn (about half of a quick build's CPU). For a local build the Snakefile's
-``onstart:`` calls :func:`start`, which starts one server process (the *zygote*) that imports those modules
-once, then listens on a Unix socket in a private (0700) temporary directory. Each job script begins with
-``import lsadyn.paper.handoff`` (before its heavy imports), which calls :func:`hand_off`:
+matplotlib, pandas and lsadyn (about half of a quick build's CPU). For a local build the Snakefile calls
+:func:`prestart` while Snakemake parses it (and :func:`start` at ``onstart:``, which keeps or stops what
+:func:`prestart` started), which starts one server process (the *zygote*) that imports those modules
+once, then listens on a Unix socket in a private (0700) temporary directory. While it runs, :data:`JOB_SITE` is first
+on the jobs' PYTHONPATH: its ``sitecustomize.py`` hands a job off while the job's Python starts
+(:func:`hand_off_at_startup`), before Snakemake's script preamble imports snakemake. Otherwise each job script
+begins with ``import lsadyn.paper.handoff`` (before its heavy imports), which calls :func:`hand_off`:
 
 * in a job process (the *client*) of a build whose server is ready, it sends the job to the server: the path
   of the running script (Snakemake's temporary copy, preamble included), the working directory, the
@@ -65,6 +68,9 @@ MIN_JOBS_ENV = "LSADYN_JOB_RUNNER_MIN_JOBS"
 #: again the same way (3 runs each, alternating): 1 job +2.3-3.1 s wall and +2.6 core-s with the server; 5 jobs
 #: 8.3-9.5 s vs 8.9-9.6 s wall and 11.2-12.6 vs 13.6-15.1 core-s (a small gain).
 MIN_SCRIPT_JOBS = 5
+#: Put first on the jobs' PYTHONPATH while a server runs: its sitecustomize.py hands a job off while Python starts
+#: (:func:`hand_off_at_startup`), before Snakemake's script preamble imports snakemake.
+JOB_SITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_jobsite")
 #: Seconds between SIGTERM and SIGKILL for a child whose client died.
 KILL_AFTER = 10.0
 #: Modules every server imports besides what the workflow's scripts import at top level: the libraries, what
@@ -79,7 +85,7 @@ _NEVER = ("lsadyn.paper.handoff",)
 _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
                "NUMEXPR_NUM_THREADS", "NUMBA_NUM_THREADS")
 
-_STATE: dict = {"in_child": False, "server": None, "dir": None, "prestarted": False}
+_STATE: dict = {"in_child": False, "server": None, "dir": None, "prestarted": False, "tried": False}
 
 
 def _enabled() -> bool:
@@ -112,14 +118,44 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
 def hand_off() -> None:
     """Run the calling job script in a child of the build's job-runner server, if there is one, and exit with
     its status; otherwise (or inside that child) return at once. See the module docstring."""
-    if _STATE["in_child"] or not _enabled():
+    if _STATE["in_child"] or _STATE["tried"] or not _enabled():
         return
     path = os.environ.get(SOCKET_ENV)
     main = sys.modules.get("__main__")
     script = getattr(main, "__real_file__", None) or getattr(main, "__file__", None)
     if not path or not script or getattr(main, "snakemake", None) is None:
         return  # not a Snakemake job of a build with a runner
-    script = os.path.abspath(script)
+    _hand_off_script(path, os.path.abspath(script))
+
+
+def is_snakemake_script(path: str) -> bool:
+    """Is ``path`` Snakemake's temporary copy of a ``script:`` (``.snakemake/scripts/tmp*.py``, preamble included),
+    i.e. what the Python process of a local job runs?"""
+    path = os.path.abspath(path)
+    folder = os.path.dirname(path)
+    name = os.path.basename(path)
+    return (name.startswith("tmp") and name.endswith(".py") and os.path.basename(folder) == "scripts"
+            and os.path.basename(os.path.dirname(folder)) == ".snakemake")
+
+
+def hand_off_at_startup() -> None:
+    """Called while Python starts (``_jobsite/sitecustomize.py``, first on the jobs' PYTHONPATH while the server
+    runs): if this process runs a Snakemake job script (:func:`is_snakemake_script` of ``sys.argv[0]``) of a build
+    with a server, hand the job off now, before the script's preamble imports snakemake, and exit as the job
+    ends; otherwise return at once (the script's own ``import lsadyn.paper.handoff`` does not try again)."""
+    if _STATE["in_child"] or _STATE["tried"] or not _enabled():
+        return
+    path = os.environ.get(SOCKET_ENV)
+    argv = getattr(sys, "argv", None) or []
+    if not path or not argv or not is_snakemake_script(argv[0]):
+        return
+    _hand_off_script(path, os.path.abspath(argv[0]))
+
+
+def _hand_off_script(path: str, script: str) -> None:
+    """Send the job running ``script`` to the server listening on ``path``; wait for its child and exit with its
+    status, or return (once per process) if the server is not there or declines."""
+    _STATE["tried"] = True
     fds = [fd for fd in (0, 1, 2) if _fd_open(fd)]
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -308,6 +344,9 @@ def _spawn(scripts, preload) -> str:
 
     tmpdir = tempfile.mkdtemp(prefix="lsadyn-jobs-")  # 0700: only this user can reach the socket
     path = os.path.join(tmpdir, "socket")
+    # the jobs' startup hand-off (before the server starts: it compares its PYTHONPATH with the jobs')
+    _STATE["pythonpath"] = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([JOB_SITE, *filter(None, [_STATE["pythonpath"]])])
     env = {**os.environ, **{k: "1" for k in _ONE_THREAD}}
     env.pop(SOCKET_ENV, None)
     proc = subprocess.Popen([sys.executable, "-m", "lsadyn.paper.jobrunner", path, str(os.getpid()),
@@ -327,6 +366,12 @@ def stop(workflow=None) -> None:
     proc, tmpdir = _STATE["server"], _STATE["dir"]
     _STATE.update(server=None, dir=None, prestarted=False)
     os.environ.pop(SOCKET_ENV, None)
+    if "pythonpath" in _STATE:  # as before the server started
+        old = _STATE.pop("pythonpath")
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
     if proc is not None and proc.poll() is None:
         proc.terminate()
         try:
