@@ -106,6 +106,22 @@ def test_axis_observer_equals_the_full_eigendecompositions():
         np.testing.assert_allclose(obs[1:], leading_axis(X), atol=1e-12)
 
 
+def test_top_eigenpair_is_scipys_subset_eigh_bit_for_bit():
+    """top_eigenpair makes the LAPACK call of scipy.linalg.eigh(M, subset_by_index=[d-1, d-1]) directly: same numbers."""
+    from scipy.linalg import eigh
+
+    from lsadyn.metrics import top_eigenpair
+
+    rng = np.random.default_rng(5)
+    for d in (2, 3, 8, 20, 100):
+        for n in (5, 64):
+            X = uniform_sphere(n, d, seed=int(rng.integers(1000)))
+            M = X.T @ X / n
+            w, v = eigh(M, subset_by_index=[d - 1, d - 1], check_finite=False)
+            lam, u = top_eigenpair(M)
+            assert lam == w[0] and np.array_equal(u, v[:, 0])
+
+
 SCENARIOS = {  # 2x2 blocks embedded in d = 4 (paper/highdim scenarios at a size the scipy reference handles)
     "identity": ([[1, 0], [0, 1]], [[1, 0], [0, 1]], 1.0, 1.0),
     "rotation": ([[1, 0], [0, 1]], [[1, -1], [1, 1]], 1.0, 0.5),

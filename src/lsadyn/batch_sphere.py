@@ -31,7 +31,15 @@ from .api import time_scale
 from .compiled_sphere import exp_inplace
 from .decide import DEFAULT_BUDGET, decide, window_tolerances
 from .dynamics import USA_MAX_LOGIT
-from .metrics import cluster_shape, mean_token_norm, pseudo_r2, r_change_last_quarter, r_noise_floor, r_settled
+from .metrics import (
+    cluster_shape,
+    mean_token_norm,
+    pseudo_r2,
+    r_change_last_quarter,
+    r_noise_floor,
+    r_settled,
+    top_eigenpair,
+)
 from .regimes import RegimeResult, RegimeTolerances, classify_r2_trajectory
 
 BATCH_MODELS = ("lsa", "usa")
@@ -160,8 +168,6 @@ class BatchField:
 def batch_axis_observer(X) -> np.ndarray:
     """``[r, leading axis of M]`` for every member of X (B, n, d) → (B, d + 1) (batched
     :func:`lsadyn.metrics.axis_observer`: same sign convention, largest entry of the axis > 0)."""
-    from scipy.linalg import eigh
-
     B, n, d = X.shape
     M = np.matmul(np.swapaxes(X, 1, 2), X) / n
     if d <= 8:
@@ -170,8 +176,7 @@ def batch_axis_observer(X) -> np.ndarray:
     else:  # the top eigenpair only (LAPACK syevr), member by member
         lam, v = np.empty(B), np.empty((B, d))
         for b in range(B):
-            w, u = eigh(M[b], subset_by_index=[d - 1, d - 1], check_finite=False)
-            lam[b], v[b] = w[0], u[:, 0]
+            lam[b], v[b] = top_eigenpair(M[b])
     v = v * np.sign(v[np.arange(B), np.argmax(np.abs(v), axis=1)])[:, None]
     r = (d * lam - 1.0) / (d - 1.0)
     return np.concatenate([r[:, None], v], axis=1)

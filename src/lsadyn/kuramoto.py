@@ -149,7 +149,12 @@ def oa_field(t, y, coeffs: KuramotoCoefficients):
     """
     N = y.size // 2
     R2 = (y[:N] + 1j * y[N:]).reshape(coeffs.shape)
-    dR = np.ravel(oa_rhs_complex(R2, coeffs))
+    # oa_rhs_complex(R2, coeffs) written out (the same numpy operations in the same order, without the calls of
+    # omega_H, tr_B and c_of): the integrators call this field tens of thousands of times per job
+    re, im, tr, c, beta = R2.real, R2.imag, coeffs.tr, coeffs.c, coeffs.beta
+    omega = beta * (tr[..., 0] + tr[..., 1] * re + tr[..., 2] * im)
+    H = 1j * beta * np.conj(c[..., 0] + c[..., 1] * re + c[..., 2] * im)
+    dR = (1j * omega * R2 + 0.5 * (H - np.conj(H) * R2 * R2)).ravel()
     return np.concatenate([dR.real, dR.imag])
 
 

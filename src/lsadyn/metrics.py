@@ -11,6 +11,8 @@ r"""Observers: order parameters of a token configuration.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
@@ -48,18 +50,38 @@ def mean_token_norm(X) -> np.ndarray:
     return np.linalg.norm(np.mean(np.asarray(X, dtype=float), axis=-2), axis=-1)
 
 
+@functools.cache
+def _top_eigenpair_lapack(d: int):
+    """(LAPACK ``dsyevr``, its workspace sizes) for symmetric d × d float64 matrices: what
+    ``scipy.linalg.eigh(M, subset_by_index=[d - 1, d - 1])`` looks up and queries on every call."""
+    from scipy.linalg import get_lapack_funcs
+    from scipy.linalg.lapack import _compute_lwork
+
+    drv, drv_lwork = get_lapack_funcs(("syevr", "syevr_lwork"), [np.zeros((d, d))])
+    return drv, dict(zip(("lwork", "liwork"), _compute_lwork(drv_lwork, n=d, lower=True)))
+
+
+def top_eigenpair(M):
+    """Largest eigenvalue and its unit eigenvector of a symmetric float64 matrix M (d, d) (lower triangle read):
+    the LAPACK call of ``scipy.linalg.eigh(M, subset_by_index=[d - 1, d - 1], check_finite=False)`` (driver
+    ``syevr``, the same arguments and workspace, so the same numbers) without its per-call checks and queries."""
+    d = M.shape[0]
+    drv, lwork = _top_eigenpair_lapack(d)
+    w, v, m, _, info = drv(a=M, overwrite_a=False, range="I", il=d, iu=d, lower=True, compute_v=1, **lwork)
+    if info != 0 or m != 1:
+        raise np.linalg.LinAlgError(f"M: LAPACK syevr failed (info {info}) on a {d} x {d} matrix")
+    return float(w[0]), v[:, 0]
+
+
 def axis_observer(X) -> np.ndarray:
     """Observer for any d: ``[r, λ_max-eigenvector (d)]`` concatenated, shape (d + 1,) — the values of
     :func:`order_parameter_r` and :func:`leading_axis` from one partial eigendecomposition of M (LAPACK
-    ``syevr``, the top eigenpair only; 3–5× cheaper than the two full ones at d = 100)."""
-    from scipy.linalg import eigh
-
+    ``syevr``, the top eigenpair only (:func:`top_eigenpair`); 3–5× cheaper than the two full ones at d = 100)."""
     X = np.asarray(X, dtype=float)
     n, d = X.shape
-    lam, vec = eigh(X.T @ X / n, subset_by_index=[d - 1, d - 1], check_finite=False)
-    v = vec[:, 0]
+    lam, v = top_eigenpair(X.T @ X / n)
     v = v * np.sign(v[np.argmax(np.abs(v))])
-    return np.concatenate([[(d * lam[0] - 1.0) / (d - 1.0)], v])
+    return np.concatenate([[(d * lam - 1.0) / (d - 1.0)], v])
 
 
 def pseudo_r2(r, axes) -> np.ndarray:
