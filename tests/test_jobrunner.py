@@ -413,6 +413,33 @@ STARTUP_JOB = textwrap.dedent("""
 """)
 
 
+def test_a_job_script_is_handed_off_while_python_starts(tmp_path):
+    """With jobrunner.JOB_SITE first on PYTHONPATH (as the server sets it for a build's jobs), a process running
+    Snakemake's temporary copy of a script (.snakemake/scripts/tmp*.py) is handed off by sitecustomize.py before
+    any of the script runs: a script without the hand-off import runs in the server's child."""
+    env = {**ENV, "PYTHONPATH": os.pathsep.join([jobrunner.JOB_SITE, str(SRC)]), "OPENBLAS_NUM_THREADS": "1"}
+    sock = tmp_path / "sock"
+    sock.mkdir(mode=0o700)
+    path = str(sock / "socket")
+    proc = subprocess.Popen([sys.executable, "-m", "lsadyn.paper.jobrunner", path, str(os.getpid()), "--preload", ""],
+                            env=env, start_new_session=True)
+    try:
+        _server_pid_ready(path, proc)
+        scripts = tmp_path / ".snakemake" / "scripts"
+        scripts.mkdir(parents=True)
+        for name in ("tmpab12.job.py", "other.py"):  # Snakemake's name for a script copy, and any other script
+            (scripts / name).write_text("import os, sys\nfrom lsadyn.paper import jobrunner\n"
+                                        "print(jobrunner._STATE['in_child'], os.getppid() == int(sys.argv[1]))\n")
+        runs = [subprocess.run([sys.executable, str(scripts / name), str(proc.pid)], cwd=tmp_path,
+                               env={**env, jobrunner.SOCKET_ENV: path}, capture_output=True, text=True, timeout=60,
+                               check=True).stdout.split() for name in ("tmpab12.job.py", "other.py")]
+        assert runs == [["True", "True"], ["False", "False"]]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@pytest.mark.slow
 def test_jobs_are_handed_off_while_python_starts_before_the_snakemake_preamble(tmp_path):
     """The server puts jobrunner.JOB_SITE first on the jobs' PYTHONPATH: its sitecustomize.py hands a job script
     off before Snakemake's preamble (import snakemake, unpickle the job) runs in the client. A script without
