@@ -289,7 +289,7 @@ def _local_build(workflow) -> bool:
 
 
 def prestart(workflow, *, argv=None, scripts=(), preload=PRELOAD) -> str | None:
-    """Start the server while Snakemake parses the Snakefile (called from its top, once the config is valid), so
+    """Start the server while Snakemake parses the Snakefile (called from its top, before the config checks), so
     that its imports (~2.5 s of CPU) run beside the parse and the DAG instead of delaying the first jobs, which
     would wait for them; :func:`start` at ``onstart:`` keeps it, or stops it for a build with too few script jobs.
     Nothing for a dry run, cluster execution, with the runner switched off, or a command line that runs no job
