@@ -160,3 +160,33 @@ def test_warm_up_names_an_unknown_part():
 
     with pytest.raises(ValueError, match=r"unknown part\(s\) \['stage'\]"):
         compiled2d.warm_up(("stage",))
+
+
+SPHERE = '''import json
+import numpy as np
+from lsadyn import compiled_sphere
+from lsadyn.dynamics import attention, lsa_field, usa_field
+from lsadyn.integrate import integrate_sphere, uniform_sphere
+compiled_sphere.warm_up()
+kernels = {n: k for n, k in vars(compiled_sphere).items()
+           if hasattr(k, "_cache") and k.targetoptions.get("inline", "never") != "always"}  # inlined: no version
+after_warm_up = {n: len(k.signatures) for n, k in kernels.items()}
+p = attention(np.eye(3), np.eye(3) + 0.1, 1.0)
+X0 = uniform_sphere(16, 3, seed=1)
+for field in (lsa_field, usa_field):
+    integrate_sphere(field, X0, np.linspace(0.0, 1.0, 3), p, method="rk4", dt=0.1)
+    integrate_sphere(field, X0, np.linspace(0.0, 1.0, 3), p)
+print(json.dumps([after_warm_up, {n: len(k.signatures) for n, k in kernels.items()}]))
+'''
+
+
+@pytest.mark.slow
+def test_sphere_warm_up_compiles_what_the_integrators_call(tmp_path):
+    """Rule compile_sphere_kernels compiles lsadyn.compiled_sphere's kernels once (compiled_sphere.warm_up) before the
+    d > 2 jobs: the integrators (LSA and USA fields, RK4 and DOP853 on the sphere) then call exactly those
+    versions, and compile none of their own."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(LIB.parent))
+    r = subprocess.run([sys.executable, "-c", SPHERE], env=env, capture_output=True, text=True, timeout=600,
+                       check=True)
+    after_warm_up, after_runs = json.loads(r.stdout)
+    assert after_warm_up == after_runs and set(after_warm_up.values()) == {1}, (after_warm_up, after_runs)

@@ -112,3 +112,14 @@ def project_tangent_fast(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         Y = np.ascontiguousarray(Y, dtype=float).copy()
     project_tangent_inplace(X, Y)
     return Y
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) this module's kernels on tiny arrays, with the argument types the
+    integrators pass (C-contiguous float64: (n, d) states, 1-d for the exponential), so that parallel jobs find them
+    compiled instead of each compiling them (rule ``compile_sphere_kernels``)."""
+    X = np.full((2, 3), 0.5)
+    project_tangent_inplace(X, np.ones((2, 3)))
+    normalise_rows_inplace(X)
+    norm_drift(X)
+    exp_inplace(np.zeros((2, 3)))

@@ -73,3 +73,24 @@ rule compile_bl_kernels:
         runtime=10,
     script:
         "../scripts/compile_bl_kernels.py"
+
+
+rule compile_sphere_kernels:
+    """The d > 2 integrators' kernels (lsadyn.compiled_sphere), compiled once before the highdim, persistence,
+    robustness and movie jobs that use them (each would compile them otherwise); after the d = 2 parts (priority).
+    """
+    input:
+        lib=lib_inputs("workflow/scripts/compile_sphere_kernels.py"),
+    output:
+        "results/sim/sphere_kernels_compiled.txt",
+    log:
+        "logs/compile_kernels/sphere.log",
+    priority: 20
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/compile_sphere_kernels.py"

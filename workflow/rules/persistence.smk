@@ -19,6 +19,7 @@ wildcard_constraints:
 rule persistence_chunk:
     """One chunk of the persistence runs (dimension sweep, random weights, beta sweep)."""
     input:
+        sphere_kernels="results/sim/sphere_kernels_compiled.txt",  # compiled d > 2 kernels (lsadyn.compiled_sphere)
         lib=lib_inputs("workflow/scripts/persistence_chunk.py"),
     output:
         "results/persistence/chunk_{chunk}.csv",

@@ -26,6 +26,7 @@ rule robustness_chunk:
     """
     input:
         kernels="results/sim/kernels_compiled.txt",
+        sphere_kernels="results/sim/sphere_kernels_compiled.txt",  # compiled d > 2 kernels (lsadyn.compiled_sphere)
         lib=lib_inputs("workflow/scripts/robustness_chunk.py"),
     output:
         "results/robustness/chunk_{chunk}.csv",
