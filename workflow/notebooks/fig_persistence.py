@@ -18,7 +18,7 @@
 # period per seed against d, beside the d = 2 seeds' range. (e) Random N(0, 1/d) weights: fraction of runs per regime. (f, g) β sweep.
 # (c, d, f, g): shape and colour = model (black circle LSA, purple square USA; no regime colour), fill = cluster shape as in (a, b); a run whose
 # regime differs from the scenario's d = 2 regime is labelled with its regime.
-# Black "+" over a marker (a, b, d, f, g): the run had not settled at t_max (persistence.csv settled false: r(t)
+# Black "+" (white-edged) over a marker (a, b, d, f, g): the run had not settled at t_max (persistence.csv settled false: r(t)
 # still changing over its last quarter), so its period and r are a transient's; (d) compares settled runs only.
 # Reads results/tables/persistence.csv only.
 
@@ -61,8 +61,10 @@ def shape_face(model, shape):
 
 
 def mark_unsettled(ax, x, y, ms=4):
-    """A black "+" over the marker of a run whose r(t) was still changing at t_max (a transient's values)."""
-    ax.plot(x, y, marker="+", ls="", color="k", ms=ms + 1, mew=0.8, zorder=5)
+    """A black "+" over the marker of a run whose r(t) was still changing at t_max (a transient's values), on a
+    wider white "+" so that it shows on a black marker too."""
+    ax.plot(x, y, marker="+", ls="", color="w", ms=ms + 1, mew=1.8, zorder=5)
+    ax.plot(x, y, marker="+", ls="", color="k", ms=ms + 1, mew=0.8, zorder=6)
 
 
 table = table.assign(settled=settled_mask(table))
