@@ -41,6 +41,7 @@ from .metrics import (
     top_eigenpair,
 )
 from .regimes import RegimeResult, RegimeTolerances, classify_r2_trajectory
+from .sphere_integrate import rk4_increment
 
 BATCH_MODELS = ("lsa", "usa")
 
@@ -198,12 +199,7 @@ def rk4_step(f, X, h):
     np.multiply(k3, h, out=tmp)
     tmp += X
     k4 = f(tmp)
-    k2 += k3
-    k2 *= 2
-    k1 += k2
-    k1 += k4
-    k1 *= h / 6
-    X += k1
+    X += rk4_increment(k1, k2, k3, k4, h)
     np.multiply(X, X, out=tmp)  # the row norms as numpy.linalg.norm(X, axis=2) forms them
     nrm = np.add.reduce(tmp, axis=2, keepdims=True)
     np.sqrt(nrm, out=nrm)

@@ -48,6 +48,17 @@ _SAFETY, _MIN_FACTOR, _MAX_FACTOR = 0.9, 0.2, 10.0
 _EXPONENT = -1.0 / 8.0  # error estimator of order 7
 
 
+def rk4_increment(k1, k2, k3, k4, h):
+    """The classical RK4 increment (h/6)(k₁ + 2(k₂ + k₃) + k₄), formed in place in ``k1`` (``k2`` is overwritten
+    too) by the operations numpy's evaluation of that expression does (same roundings); returns ``k1``. Shared by
+    the fixed-step sphere integrator here and the batched one (:func:`lsadyn.batch_sphere.rk4_step`)."""
+    k2 += k3
+    k2 *= 2.0
+    k1 += k2
+    k1 += k4
+    k1 *= h / 6
+    return k1
+
 def _rms(x):
     return float(np.sqrt(np.dot(x, x) / x.size))
 
@@ -218,12 +229,7 @@ def rk4_sphere(field, X0, t_eval, args, *, t0=0.0, dt, observer=None):
             k2 = field(t + h / 2, X + h / 2 * k1, args)
             k3 = field(t + h / 2, X + h / 2 * k2, args)
             k4 = field(t + h, X + h * k3, args)
-            k2 += k3
-            k2 *= 2.0
-            k1 += k2
-            k1 += k4
-            k1 *= h / 6
-            X += k1
+            X += rk4_increment(k1, k2, k3, k4, h)
             normalise_rows_inplace(X)
             if not np.all(np.isfinite(X)):
                 raise FloatingPointError(f"integration produced NaN/inf at t={t + h:.6g}")
