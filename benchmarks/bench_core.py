@@ -150,9 +150,12 @@ def bench_tokens_2d(rows, n=1000, points=16, rounds=7):
     ref = _PhasePointRun(coeffs, z0, 1e-7, 1e-9)
     X, Y = ref.X, ref.Y
     OX, OY = np.empty_like(X), np.empty_like(Y)
+    floor_batch = _compiled_floor_batch(field_floor)
 
-    def floor():
-        field_floor(X, Y, ref.tr, ref.cre, ref.cim, ref.beta, OX, OY)
+    def floor(loops=1):
+        # `loops` evaluations in one compiled call: a call from Python costs ~0.5-1 µs of numba dispatch, ~10 % of one
+        # evaluation of 16 points x 1000 tokens, which timed call by call made the floor look slower than the field is
+        return floor_batch(loops, X, Y, ref.tr, ref.cre, ref.cim, ref.beta, OX, OY)
 
     # run and floor in alternation (as _interleaved_best does for the d = 100 rows): the machine's speed drifts
     # between moments, so both sides of the ratio are timed in the same minutes; best of `rounds` each
@@ -165,8 +168,7 @@ def bench_tokens_2d(rows, n=1000, points=16, rounds=7):
         this = one_run()
         best = min(best, this)
         t0 = time.perf_counter()
-        for _ in range(loops):
-            floor()
+        floor(loops)
         this_floor = (time.perf_counter() - t0) / loops
         t_floor = min(t_floor, this_floor)
         round_ratios.append((this[0] / this[1]) / (this_floor / points))
@@ -198,7 +200,53 @@ def bench_tokens_2d(rows, n=1000, points=16, rounds=7):
             "token_rounds": rounds, "token_run_over_floor_median_round": float(np.median(round_ratios)),
             "token_run_over_floor_worst_round": float(np.max(round_ratios)),
             "token_evals_per_point": best[1] / points, "token_steps_per_point": best[2] / points,
-            "token_run_seconds_16_points_n1000": best[0]}
+            "token_run_seconds_16_points_n1000": best[0],
+            **{k: v for k, v in step_bounds().items() if k.startswith("token_")}}
+
+
+def step_bounds() -> dict:
+    """Lower bounds of the d = 2 token run's cost per evaluation relative to the floor, from DOP853's tableau: the
+    floating-point operations of one step (12 evaluations) against 12 floor evaluations (the bound when both are
+    limited by arithmetic), and the token-arrays of n doubles a step streams (reads + writes) against 12 floor
+    evaluations (the bound when both are limited by cache bandwidth: with 1000 tokens the 13 stage rows, y and
+    y_new, ~240 KB, live in L2, not L1). The floor streams 6 arrays per evaluation (its mean pass reads 2, its field
+    pass reads 2 and writes 2); stage s of 1..10 reads y and its nnz(s) earlier rows and writes its own
+    (2 + 2 nnz + 2); stage 11 shares its pass with y_new and the error (its loop, then one loop per component
+    reading y and the rows of B, writing y_new); the FSAL evaluation reads y_new and writes K_12 (4). Flops per
+    token: the field 12 and 2 mean sums per evaluation; 2 multiply-adds per stage coefficient; per component nb
+    for S = Σ_j b_j K_j, 1 for y_new = y + h S, nb for E5, 4 for E3 = S − (3 BHH terms); ~8 per component for the
+    scale and the squared errors. Steps with sample times add 3 dense-output evaluations (not counted here)."""
+    from scipy.integrate._ivp import dop853_coefficients as dop
+
+    from lsadyn.compiled2d import N_STAGES
+
+    nnz = {s: int(np.count_nonzero(dop.A[s, :s])) for s in range(1, N_STAGES)}
+    nb = int(np.count_nonzero(dop.B))
+    streams = {s: 2 + 2 * nnz[s] + 2 for s in range(1, N_STAGES - 1)}
+    streams[N_STAGES - 1] = 2 + 2 * nnz[N_STAGES - 1] + 2 + 2 * (1 + nb + 1)
+    field, sums = 12, 2
+    flops = 12 * (field + sums) + 2 * sum(nnz.values()) + 2 * (2 * nb + 5) + 2 * 8
+    arrays = sum(streams.values()) + 4
+    return {"nnz": nnz, "streams": streams, "step_flops": flops, "floor_flops": 12 * (field + sums),
+            "step_arrays": arrays, "floor_arrays": 12 * 6,
+            "token_step_flops_over_floor": flops / (12 * (field + sums)),
+            "token_step_arrays_over_floor": arrays / (12 * 6)}
+
+
+def _compiled_floor_batch(field_floor):
+    """A compiled loop calling ``field_floor`` ``loops`` times (no dispatch from Python between evaluations); returns
+    a sum of outputs, so no evaluation can be dropped."""
+    from numba import njit
+
+    @njit
+    def floor_batch(loops, X, Y, tr, cre, cim, beta, OX, OY):
+        acc = 0.0
+        for r in range(loops):
+            field_floor(X, Y, tr, cre, cim, beta, OX, OY)
+            acc += OX[r % OX.shape[0], 0]
+        return acc
+
+    return floor_batch
 
 
 def profile_tokens_2d(n=1000, repeats=2000):
@@ -208,10 +256,9 @@ def profile_tokens_2d(n=1000, repeats=2000):
     loop, then one loop per component for y_new and the 5th/3rd-order errors over the 8 rows of B, E5, E3), and the FSAL field at y_new
     (accepted steps only), against the fused field floor, plus the floating-point operation count of a step
     relative to 12 floor evaluations (a lower bound on the ratio when both are limited by arithmetic) and the
-    number of token-arrays a step streams (reads + writes of n doubles; the floor streams 6 per evaluation:
-    its mean pass reads 2, its field pass reads 2 and writes 2). Prints only."""
+    number of token-arrays a step streams (the bound when limited by cache bandwidth; :func:`step_bounds`). The
+    floor is timed in one compiled loop (no numba dispatch per evaluation). Prints only."""
     from numba import njit
-    from scipy.integrate._ivp import dop853_coefficients as dop
 
     from lsadyn._dop853_stages import _stage_11_new_state_and_error, _stage_pass
     from lsadyn.compiled2d import N_STAGES, _field_row, field_floor
@@ -260,17 +307,14 @@ def profile_tokens_2d(n=1000, repeats=2000):
         return best / per * 1e9
 
     passes = list(range(1, N_STAGES - 1))
-    nnz = {s: int(np.count_nonzero(dop.A[s, :s])) for s in range(1, N_STAGES)}
+    bounds = step_bounds()
+    nnz, streams = bounds["nnz"], bounds["streams"]
     t_stage = [cpu_best(lambda s=s: stages(s, repeats, x, v, Kx, Kv), repeats * n) for s in passes]
     t_last = cpu_best(lambda: last_pass(repeats, x, v, Kx, Kv, xn, vn), repeats * n)
     t_fsal = cpu_best(lambda: fsal(repeats, xn, vn, Kx, Kv), repeats * n)
-    t_floor = cpu_best(lambda: [field_floor(X, Y, cf[0], cf[1], cf[2], np.ones(P), OX, OY) for _ in range(200)],
-                       200 * P * n)
+    floor_batch, ones = _compiled_floor_batch(field_floor), np.ones(P)
+    t_floor = cpu_best(lambda: floor_batch(200, X, Y, cf[0], cf[1], cf[2], ones, OX, OY), 200 * P * n)
     print(f"{'pass':<26}{'nnz':>4}{'arrays':>7}{'ns/token':>10}{'x floor':>9}")
-    streams = {s: 2 + 2 * nnz[s] + 2 for s in passes}
-    nb = int(np.count_nonzero(dop.B))  # rows y_new and the errors read (K_11 among them)
-    # stage 11's loop, then one loop per component reading y and the nb rows, writing y_new
-    streams[11] = 2 + 2 * nnz[11] + 2 + 2 * (1 + nb + 1)
     for s, t in zip(passes, t_stage):
         print(f"{'stage ' + str(s):<26}{nnz[s]:>4}{streams[s]:>7}{t:>10.3f}{t / t_floor:>9.2f}")
     print(f"{'stage 11 + y_new + error':<26}{nnz[11]:>4}{streams[11]:>7}{t_last:>10.3f}{t_last / t_floor:>9.2f}")
@@ -280,16 +324,10 @@ def profile_tokens_2d(n=1000, repeats=2000):
     print(f"step / 12 evaluations: {step / 12:.3f} ns per token-evaluation = {step / 12 / t_floor:.2f} x floor "
           f"(stage passes 1-10 {100 * sum(t_stage) / step:.0f} %, stage 11 + error {100 * t_last / step:.0f} %, "
           f"FSAL {100 * t_fsal / step:.0f} %)")
-    # flops per token: field 12 + 2 mean sums per evaluation; 2 multiply-adds per stage coefficient; per component
-    # nb for the sum S = sum_j b_j K_j, 1 for y_new = y + h S, nb for E5, 4 for E3 = S - (3 BHH terms); ~8 per
-    # component for scale and squared errors
-    field, sums = 12, 2
-    step_flops = 12 * (field + sums) + 2 * sum(nnz.values()) + 2 * (2 * nb + 5) + 2 * 8
-    print(f"flop count: step {step_flops} vs 12 floor evaluations {12 * (field + sums)}: "
-          f"{step_flops / (12 * (field + sums)):.2f} x (lower bound of the ratio when arithmetic-bound)")
-    arrays = sum(streams.values()) + 4
-    print(f"token-arrays streamed: step {arrays} vs 12 floor evaluations {12 * 6}: {arrays / 72:.2f} x "
-          f"(lower bound of the ratio when bound by cache bandwidth)")
+    print(f"flop count: step {bounds['step_flops']} vs 12 floor evaluations {bounds['floor_flops']}: "
+          f"{bounds['token_step_flops_over_floor']:.2f} x (lower bound of the ratio when arithmetic-bound)")
+    print(f"token-arrays streamed: step {bounds['step_arrays']} vs 12 floor evaluations {bounds['floor_arrays']}: "
+          f"{bounds['token_step_arrays_over_floor']:.2f} x (lower bound of the ratio when bound by cache bandwidth)")
 
 
 def bench_bl(rows):

@@ -79,10 +79,15 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
             k = r["token_rounds"]
             spread = (f"; best of {k} runs and {k} floor batches in alternation, the rounds' own ratios: median "
                       f"{r['token_run_over_floor_median_round']:.3g}×, worst {r['token_run_over_floor_worst_round']:.3g}×")
+        bounds = ""
+        if "token_step_arrays_over_floor" in r:
+            bounds = (f"; a DOP853 step moves {r['token_step_arrays_over_floor']:.3g}× the token arrays and does "
+                      f"{r['token_step_flops_over_floor']:.3g}× the arithmetic of 12 floor evaluations "
+                      "(the ratio's lower bounds when cache bandwidth / arithmetic limit both, `bench_core.step_bounds`)")
         lines.append(
-            f"| d = 2 token run, per point-token-evaluation (compiled DOP853, 1000 tokens{spread}) "
-            f"| {r['token_run_ns_per_point_token_eval']:.3g} ns | fused compiled field alone: "
-            f"{r['token_floor_ns_per_point_token']:.3g} ns | {r['token_run_over_floor']:.3g}× | ≤ 2× "
+            f"| d = 2 token run, per point-token-evaluation (compiled DOP853, 1000 tokens{spread}{bounds}) "
+            f"| {r['token_run_ns_per_point_token_eval']:.3g} ns | fused compiled field alone (timed in one compiled "
+            f"loop): {r['token_floor_ns_per_point_token']:.3g} ns | {r['token_run_over_floor']:.3g}× | ≤ 2× "
             f"| {_yes(r['token_run_over_floor'] <= 2)} |")
         lines.append(f"| the same through scipy's DOP853 (reference path) | | | {r['token_scipy_over_floor']:.3g}× "
                      "| | |")
