@@ -225,22 +225,26 @@ def robustness_scenarios(cfg) -> dict:
 
 
 def robustness_classes(cfg):
-    """The sweep's robustness plan and its classes (scenario, d, n, model) with the runs of each class that one
-    ``robustness_chunk`` job integrates together (every ``chunks``-th run of the plan)."""
+    """The sweep's robustness plan and its classes (scenario, d, n, model); column ``chunk``: the job
+    (:func:`lsadyn.paper.robustness.chunk_of`) of each run."""
+    from lsadyn.paper.robustness import chunk_of
     from lsadyn.paper.robustness import run_plan as robustness_plan
 
     rc = cfg["robustness"]
-    plan = robustness_plan(rc["scenarios"], rc["models"], rc["grids"])
-    plan["chunk"] = plan.run % int(rc["chunks"])
+    plan = robustness_plan(rc["scenarios"], rc["models"], rc["grids"], batch_runs=int(rc["batch_runs"]))
+    n_chunks = int(rc["chunks"])
+    plan["chunk"] = -1
+    for k in range(n_chunks):
+        plan.loc[chunk_of(plan, k, n_chunks).index, "chunk"] = k
     return plan, plan.groupby(["scenario", "d", "n_tokens", "model"], sort=False)
 
 
 def measure_robustness(cfg, samples: int = 3) -> dict:
     """Seconds per run of the robustness sweep, per class (scenario, d, n, model), measured by running real
     runs of the sweep's plan at its sizes (tokens, horizon, tolerances, budget) through
-    :func:`lsadyn.paper.robustness.run_chunk`, the job's code path: ``samples`` batches per class, each the
-    runs of that class one sweep job integrates together (so the batch size is the sweep's), picked from the
-    jobs spread over the plan (unperturbed, small and large δ, quantised)."""
+    :func:`lsadyn.paper.robustness.run_chunk`, the job's code path: ``samples`` batches per class (column
+    ``batch`` of the plan: the runs one sweep job integrates together, so the batch size is the sweep's), spread
+    over the class (unperturbed, small and large δ, quantised)."""
     from lsadyn.paper.robustness import run_chunk as robustness_run
 
     rc = cfg["robustness"]
@@ -252,11 +256,11 @@ def measure_robustness(cfg, samples: int = 3) -> dict:
         robustness_run(g.head(1), scenarios, budget=1, **kw)
     out = {}
     for (sc, d, n, model), g in classes:
-        jobs = sorted(g.chunk.unique())
-        pick = [jobs[int(i)] for i in np.unique(np.linspace(0, len(jobs) - 1, samples).round())]
+        batches = sorted(g.batch.unique())
+        pick = [batches[int(i)] for i in np.unique(np.linspace(0, len(batches) - 1, samples).round())]
         runs, seconds = 0, 0.0
         for j in pick:
-            part = g[g.chunk == j]
+            part = g[g.batch == j]
             t0 = time.perf_counter()
             robustness_run(part, scenarios, budget=rc["budget_factor"], **kw)
             seconds += time.perf_counter() - t0

@@ -217,6 +217,33 @@ def test_run_plan_counts_and_chunks_cover_it_once():
     assert sorted(pd.concat(parts).run) == list(plan.run)
     with pytest.raises(ValueError, match="chunk"):
         rb.chunk_of(plan, 3, 3)
+    # batches: consecutive runs of one (scenario, d, model), at most batch_runs; chunks take whole batches
+    small = rb.run_plan(["a", "b"], ["lsa", "usa"], grids, batch_runs=4)
+    sizes = small.groupby("batch").size()
+    assert sizes.max() == 4 and list(small.batch) == sorted(small.batch)
+    assert (small.groupby("batch")[["scenario", "d", "model"]].nunique() == 1).all().all()
+    assert (small.groupby(["scenario", "d", "model"]).batch.nunique() == [3, 3, 1, 1] * 2).all()
+    for n_chunks in (1, 2, 5, 40):
+        parts = [rb.chunk_of(small, k, n_chunks) for k in range(n_chunks)]
+        assert sorted(pd.concat(parts).run) == list(small.run)
+        assert sum(p.batch.nunique() for p in parts) == small.batch.nunique()
+    with pytest.raises(ValueError, match="robustness.batch_runs"):
+        rb.run_plan(["a"], ["lsa"], grids, batch_runs=0)
+
+
+def test_results_do_not_depend_on_the_number_of_chunks():
+    """A run's numbers depend on its batch (the sphere runs of a batch share DOP853 steps), and the batches on the
+    plan alone: the chunks of 1, 2 or 3 jobs give the same table, value for value."""
+    grids = [dict(d=2, n_tokens=12, deltas=[0.01, 0.3], n_seeds=2, bits=[3]),
+             dict(d=3, n_tokens=12, deltas=[0.3], n_seeds=2, bits=[2])]
+    plan = rb.run_plan(list(SCEN), ["usa"], grids, batch_runs=3)
+    kw = dict(beta=1.0, horizon=10.0, n_samples=60, budget=1, tol=TOL, seed=3)
+    tables = []
+    for n_chunks in (1, 2, 3):
+        parts = [rb.run_chunk(rb.chunk_of(plan, k, n_chunks), SCEN, **kw) for k in range(n_chunks)]
+        tables.append(pd.concat(parts).sort_values("run").reset_index(drop=True))
+    for other in tables[1:]:
+        pd.testing.assert_frame_equal(tables[0], other, check_exact=True)
 
 
 def synthetic_table():

@@ -20,8 +20,8 @@ if "saddle_node" in config.get("persistence", {}):
 
 
 rule robustness_chunk:
-    """Every chunks-th run of the plan (scenario x d x model x {none, delta x seed, b}), batched per
-    (scenario, d, model) and decided by the decision procedure. Started early (priority): the longest
+    """Whole batches of the plan (scenario x d x model x {none, delta x seed, b}; batch_runs runs of
+    one (scenario, d, model) each), dealt to the chunks by estimated cost, decided by the decision procedure. Started early (priority): the longest
     jobs after compile_kernels; their chain (table, figure, claims) ended the build when they ran last.
     """
     input:

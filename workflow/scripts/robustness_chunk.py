@@ -12,9 +12,10 @@ log = setup_log(sm.log[0])
 log.info("BLAS threads: %d from the job environment, %d in force (rule threads: %d)", blas_threads(),
          limit_threads(sm.threads), sm.threads)
 run = sm.params.run
-plan = run_plan(run["scenarios"], run["models"], run["grids"])
+plan = run_plan(run["scenarios"], run["models"], run["grids"], batch_runs=run["batch_runs"])
 part = chunk_of(plan, int(sm.wildcards.chunk), sm.params.n_chunks)
-log.info("chunk %s: %d of %d runs", sm.wildcards.chunk, len(part), len(plan))
+log.info("chunk %s: %d of %d runs, %d of %d batches", sm.wildcards.chunk, len(part), len(plan), part.batch.nunique(),
+         plan.batch.nunique())
 table = run_chunk(part, sm.params.scenarios, beta=run["beta"], horizon=run["horizon"], n_samples=run["n_samples"],
                   budget=run["budget_factor"], tol=sm.params.classifier, seed=sm.params.seed, rtol=run["rtol"],
                   atol=run["atol"], log=log)

@@ -168,34 +168,63 @@ def flip_deltas(margin: float, norm_V: float, d: int) -> tuple[float, float]:
 # Run plan and weights
 
 
-def run_plan(scenarios, models, grids) -> pd.DataFrame:
+def run_plan(scenarios, models, grids, batch_runs: int = 32) -> pd.DataFrame:
     """One row per run. ``grids``: one dict per dimension, ``{d, n_tokens, deltas, n_seeds, bits}``. For
     every (scenario, grid, model): one unperturbed run (kind ``none``), ``n_seeds`` perturbed runs per δ
-    (``perturb``), one run per b (``quantise``). Columns: run (0, 1, …), scenario, d, n_tokens, model, kind,
-    delta, perturb_seed (−1 if none), bits (0 if none); ordered by (scenario, d, model)."""
+    (``perturb``), one run per b (``quantise``). Columns: run (0, 1, …), batch, scenario, d, n_tokens, model, kind,
+    delta, perturb_seed (−1 if none), bits (0 if none); ordered by (scenario, d, model).
+
+    ``batch``: the runs integrated together (:func:`run_chunk`; for d > 2 and USA one DOP853 system with a shared
+    step, so a run's numbers depend on its batch): consecutive runs of one (scenario, d, model), ``batch_runs``
+    at most. Fixed by the plan alone, so the results never depend on how the batches are split into jobs
+    (:func:`chunk_of`)."""
+    if not (isinstance(batch_runs, (int, np.integer)) and batch_runs >= 1):
+        raise ValueError(f"robustness.batch_runs: must be an integer >= 1, got {batch_runs!r}")
     rows = []
+    batch = -1
     for sc in scenarios:
         for grid in grids:
             d = int(grid["d"])
             for model in models:
                 base = dict(scenario=sc, d=d, n_tokens=int(grid["n_tokens"]), model=model)
-                rows.append(dict(base, kind="none", delta=0.0, perturb_seed=-1, bits=0))
+                group = [dict(base, kind="none", delta=0.0, perturb_seed=-1, bits=0)]
                 for delta in grid["deltas"]:
                     for k in range(int(grid["n_seeds"])):
-                        rows.append(dict(base, kind="perturb", delta=float(delta), perturb_seed=k, bits=0))
+                        group.append(dict(base, kind="perturb", delta=float(delta), perturb_seed=k, bits=0))
                 for b in grid["bits"]:
-                    rows.append(dict(base, kind="quantise", delta=0.0, perturb_seed=-1, bits=_check_bits(b)))
-    plan = pd.DataFrame(rows, columns=["scenario", "d", "n_tokens", "model", "kind", "delta", "perturb_seed", "bits"])
+                    group.append(dict(base, kind="quantise", delta=0.0, perturb_seed=-1, bits=_check_bits(b)))
+                for i, r in enumerate(group):
+                    batch += i % batch_runs == 0
+                    rows.append(dict(r, batch=batch))
+    plan = pd.DataFrame(rows, columns=["batch", "scenario", "d", "n_tokens", "model", "kind", "delta", "perturb_seed",
+                                       "bits"])
     plan.insert(0, "run", np.arange(len(plan)))
     return plan
 
 
+def batch_cost(d: int, n_tokens: int, model: str, runs: int) -> float:
+    """A rough relative cost of a batch, only to balance jobs (:func:`chunk_of`): runs × n² d for the sphere runs
+    (the field's products), runs × n for d = 2 LSA (compiled phase points)."""
+    return float(runs * n_tokens) if (d == 2 and model == "lsa") else float(runs * n_tokens * n_tokens * d)
+
+
 def chunk_of(plan: pd.DataFrame, chunk: int, n_chunks: int) -> pd.DataFrame:
-    """Runs of chunk ``chunk`` (0-based) of ``n_chunks``: every ``n_chunks``-th run, so each chunk gets a
-    similar mix of dimensions, models and scenarios (similar cost)."""
+    """Runs of chunk ``chunk`` (0-based) of ``n_chunks``: whole batches (column ``batch`` of :func:`run_plan`), so a
+    run's numbers do not depend on ``n_chunks``; dealt to the chunks by :func:`batch_cost`, costliest first, each to
+    the chunk with the least cost so far (ties: the lower chunk). Chunks beyond the number of batches are empty."""
     if not 0 <= chunk < n_chunks:
         raise ValueError(f"chunk: must be in [0, {n_chunks}), got {chunk}")
-    return plan[plan.run % n_chunks == chunk]
+    first = plan.groupby("batch", sort=True).agg(d=("d", "first"), n=("n_tokens", "first"), model=("model", "first"),
+                                                 runs=("run", "size"))
+    cost = [batch_cost(int(r.d), int(r.n), r.model, int(r.runs)) for r in first.itertuples()]
+    load = np.zeros(n_chunks)
+    mine = []
+    for i in sorted(range(len(first)), key=lambda i: -cost[i]):  # stable: equal costs keep the plan's order
+        k = int(np.argmin(load))
+        load[k] += cost[i]
+        if k == chunk:
+            mine.append(first.index[i])
+    return plan[plan.batch.isin(mine)]
 
 
 def base_weights(scenario: dict, d: int):
@@ -344,12 +373,13 @@ def run_chunk(plan: pd.DataFrame, scenarios: dict, *, beta: float, horizon: floa
               budget: float, tol: dict, seed: int, rtol: float = 1e-7, atol: float = 1e-9, log=None) -> pd.DataFrame:
     """Decide every run of ``plan`` (rows of :func:`run_plan`); ``scenarios``: config ``highdim.scenarios``
     (A, V, rest_A, rest_V, expect). ``horizon`` (units of τ) and ``n_samples``: the base grid of the decision
-    procedure, continued up to ``budget`` × ``horizon``. Runs of one (scenario, d, model) are one batch; tokens: n seeded uniform
-    tokens per (d), seed ``seed + d``. Returns the plan with the weights' distances (``rel_change_A``,
+    procedure, continued up to ``budget`` × ``horizon``. Runs of one ``batch`` (:func:`run_plan`) are integrated
+    together; tokens: n seeded uniform tokens per (d), seed ``seed + d``. Returns the plan with the weights' distances (``rel_change_A``,
     ``rel_change_V``: ‖A' − A‖_F/‖A‖_F), the prediction (:func:`cluster_prediction`, ``""`` when none),
     regime, limit values and decision details."""
     out = []
-    for (sc, d, n_tokens, model), g in plan.groupby(["scenario", "d", "n_tokens", "model"], sort=False):
+    for _, g in plan.groupby("batch", sort=False):
+        sc, d, n_tokens, model = g.iloc[0][["scenario", "d", "n_tokens", "model"]]
         if sc not in scenarios:
             raise ValueError(f"robustness.scenarios: {sc!r} is not a scenario of highdim.scenarios "
                              f"({', '.join(sorted(scenarios))})")
