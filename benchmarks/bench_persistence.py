@@ -369,8 +369,8 @@ def main(argv=None):
     if args.measure_robustness:
         samples = 3
         rb["run_seconds"] = measure_robustness(cfg, samples)
-        rb["method"] = (f"per (scenario, d, n, model), the runs that {samples} of the sweep's jobs integrate "
-                        "together, run at the sweep's sizes, horizon, tolerances and budget (unperturbed, perturbed "
+        rb["method"] = (f"per (scenario, d, n, model), {samples} of its batches (robustness.batch_runs runs integrated "
+                        "together), run at the sweep's sizes, horizon, tolerances and budget (unperturbed, perturbed "
                         "and quantised runs; kernels compiled beforehand, job start-up not counted), shared 2-core "
                         "dev machine")
     if "run_seconds" not in rb:  # never measured: the README says so instead of guessing
