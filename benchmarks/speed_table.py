@@ -69,7 +69,9 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
              "(`python benchmarks/bench_core.py`), `benchmarks/pipeline_timing.json` "
              "(`python benchmarks/bench_pipeline.py`) and `benchmarks/test_timing.json` "
              "(`python benchmarks/bench_tests.py`); do not edit by hand. Ratios are measured within "
-             "one run (the machine is shared and noisy)._",
+             "one run (the machine is shared and noisy). Wall times are from the moment each row names; on a "
+             "busy shared machine the same commands have taken up to twice as long (CPU seconds, beside them, "
+             "move less)._",
              "",
              "| measure | measured | floor / reference (same run) | ratio | target | met |",
              "|---|---|---|---|---|---|"]
