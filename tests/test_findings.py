@@ -78,7 +78,7 @@ def test_key_numbers_come_from_the_tables():
                                    all_three_agree=43, n_with_prediction=47, oa_matches_prediction=46,
                                    n_undetermined_oa=1)])
     md = findings_markdown(claims(), {"agreement": agreement}, SETTINGS)
-    assert "52 sampled points; OA = WS at 43" in md and "at 46 of 47 points" in md
+    assert "52 sampled points; OA = WS at 43" in md and "predicts at 46 of the 47 points where" in md
 
 
 def test_pages_from_key_numbers_computed_once_are_the_pages_computed_per_claim():

@@ -354,3 +354,15 @@ def test_a_corrupted_settled_column_is_a_one_line_error_naming_file_and_column(t
         load_table(path, "persistence_run", rows=len(table))
     msg = str(err.value)
     assert "\n" not in msg and msg.startswith(str(path)) and expect in msg
+
+
+def test_a_regime_change_seen_only_in_runs_that_had_not_settled_is_called_a_possible_transient():
+    g = pd.DataFrame({"beta": [1.0, 2.0, 4.0, 4.0], "regime": ["cluster_rotate", "cluster_rotate", "oscillate",
+                                                                "oscillate"], "settled": [True, True, False, True]})
+    assert P.regime_changes(g, "cluster_rotate") == "beta 4: oscillate 2 (2 of 2 runs; 1 of them not settled at t_max)"
+    g.loc[3, "settled"] = False
+    assert P.regime_changes(g, "cluster_rotate") == ("beta 4: oscillate 2 (2 of 2 runs; not settled at t_max: may be a "
+                                                     "transient)")
+    g.loc[[2, 3], "settled"] = True
+    assert P.regime_changes(g, "cluster_rotate") == "beta 4: oscillate 2 (2 of 2 runs)"
+    assert P.regime_changes(g, "oscillate") == "beta 1: cluster_rotate 1 (1 of 1 runs); beta 2: cluster_rotate 1 (1 of 1 runs)"

@@ -178,7 +178,7 @@ ax.set_xticks(dvals, [str(d) for d in dvals])
 ax.minorticks_off()
 ax.set_xlabel("token dimension $d$")
 ax.set_ylabel("period (units of $t$)")
-ax.set_title("oscillating runs, one marker per seed; band or dotted\nline: the settled $d = 2$ seeds' range; settled runs\noutside it: "
+ax.set_title("oscillating runs, one marker per seed; band or dotted line:\nthe settled $d = 2$ seeds' range; d whose settled runs all\nlie outside it: "
              + ("; ".join(outside) if outside else "no oscillating run"))
 ax.legend(fontsize=6, frameon=False)
 panel_letter(ax, next(letters), x=-0.14)
@@ -255,15 +255,21 @@ for col, sc in enumerate(["rotation", "oscillation"]):
             ax.set_ylabel("period (units of $t$)")
         ax.set_xscale("log")
         ax.set_yscale("log")
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(lo / 1.3, hi * 1.6)  # room for the markers at the edges and their regime labels
         ax.set_xticks(sorted(g.beta.unique()), [f"{v:g}" for v in sorted(g.beta.unique())])
         ax.minorticks_off()
         plain_log_ticks(ax.yaxis)  # a range inside one decade kept no labelled tick
         ax.legend(fontsize=5.5, frameon=False, loc="upper left" if sc == "rotation" else "upper right")
         changes = g[g.regime != g.expect]  # every model: a title must not hide an LSA change
-        what = "; ".join(f"{m.upper()} changes regime at β = " + ", ".join(
-            f"{v:g}" for v in sorted(changes[changes.model == m].beta.unique()))
-            for m in models if (changes.model == m).any()) or "no regime change"
-        ax.set_title(f"C10, {sc}, $d = {int(g.d.iloc[0])}$: {what}")
+
+        def _at(cm):  # the β of one model's changes; a β whose changing runs had not settled is marked
+            return ", ".join(f"{v:g}" + ("" if settled_mask(cm[cm.beta == v]).all() else " (not settled)")
+                             for v in sorted(cm.beta.unique()))
+
+        what = "; ".join(f"{m.upper()} changes regime at β = " + _at(changes[changes.model == m])
+                         for m in models if (changes.model == m).any()) or "no regime change"
+        ax.set_title(f"C10, {sc}, $d = {int(g.d.iloc[0])}$:\n{what}")
     ax.set_xlabel(r"inverse temperature $\beta$")
     panel_letter(ax, next(letters), x=-0.14)
 

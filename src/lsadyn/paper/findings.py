@@ -139,9 +139,9 @@ def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]
             out.append(("Agreement of the three methods (results/tables/agreement.csv)",
                         f"{int(r.n_points)} sampled points; OA = WS at {int(r.oa_eq_ws)}, OA = n tokens at "
                         f"{int(r.oa_eq_particles)}, WS = n tokens at {int(r.ws_eq_particles)}, all three at "
-                        f"{int(r.all_three_agree)}; OA matches the closed-form prediction at "
-                        f"{int(r.oa_matches_prediction)} of {int(r.n_with_prediction)} points that have a "
-                        f"prediction; OA run undetermined at {int(r.n_undetermined_oa)} "
+                        f"{int(r.all_three_agree)}; OA's regime is the one the claim's condition as worded in the paper "
+                        f"predicts at {int(r.oa_matches_prediction)} of the {int(r.n_with_prediction)} points where "
+                        f"that condition predicts one; OA run undetermined at {int(r.n_undetermined_oa)} "
                         f"point{'' if int(r.n_undetermined_oa) == 1 else 's'}."))
     dis = tables.get("disagreements")
     if claim in AGREEMENT_CASE and dis is not None and len(dis):
@@ -216,7 +216,7 @@ def robustness_numbers(rb: pd.DataFrame) -> list[tuple[str, pd.DataFrame | str]]
 
 
 def persistence_section(table: pd.DataFrame | None) -> str:
-    """The persistence stage's paragraph (issue 12), computed from results/tables/persistence.csv."""
+    """The persistence stage's paragraph, computed from results/tables/persistence.csv."""
     if table is None or not len(table):
         return ""
     from .persistence import findings_paragraph

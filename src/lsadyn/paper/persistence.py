@@ -339,12 +339,17 @@ def _unsettled_note(g: pd.DataFrame) -> str:
 
 
 def regime_changes(g: pd.DataFrame, expect: str) -> str:
-    """'beta 2: oscillate -> cluster_converge (1 of 1)'-style list of the β where some run leaves ``expect``."""
+    """'beta 2: cluster_converge 1 (1 of 1 runs)'-style list of the β where some run leaves ``expect``; a change
+    seen only in runs whose r(t) had not settled at t_max (column ``settled``) says so ('…; not settled at t_max:
+    may be a transient'), as does one seen partly in such runs."""
     parts = []
     for b, gb in g.groupby("beta", sort=True):
         off = gb[gb.regime != expect]
         if len(off):
-            parts.append(f"beta {b:g}: {_counts(off.regime)} ({len(off)} of {len(gb)} runs)")
+            moving = int((~settled_mask(off)).sum())
+            tail = ("" if not moving else "; not settled at t_max: may be a transient" if moving == len(off)
+                    else f"; {moving} of them not settled at t_max")
+            parts.append(f"beta {b:g}: {_counts(off.regime)} ({len(off)} of {len(gb)} runs{tail})")
     return "; ".join(parts)
 
 
@@ -439,7 +444,7 @@ def findings_paragraph(table: pd.DataFrame) -> str:
     if table is None or not len(table):
         return ""
     s = persistence_summary(table)
-    lines = ["## Persistence across dimension, random weights and β (issue 12)", ""]
+    lines = ["## Persistence across dimension, random weights and β", ""]
     if len(s):
         tot, per = int(s.n_runs.sum()), int(s.n_persist.sum())
         ds = sorted(int(x) for x in table[table.study == "dimension"].d.unique())

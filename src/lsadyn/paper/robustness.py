@@ -476,13 +476,18 @@ def claim_rows(df: pd.DataFrame) -> list[dict]:
         q = g[g.kind == "quantise"]
         if len(q):
             top = q[q.bits == q.bits.max()]
-            keeps = f"every b >= {t.bits_needed:g} keeps it" if np.isfinite(t.bits_needed) else "the largest b changes it"
+            if q.bits.nunique() == 1:  # one b only: say what it did, not a threshold
+                keeps = f"b = {int(q.bits.max())} {'keeps' if np.isfinite(t.bits_needed) else 'changes'} it"
+            else:
+                keeps = (f"every b >= {t.bits_needed:g} keeps it" if np.isfinite(t.bits_needed)
+                         else "the largest b changes it")
             note = (f"unperturbed regime {ref}; kept/runs per {_fmt_levels(f, 'quantise')}; {keeps}; changed to: "
                     f"{counts_text(q[~q.kept].regime)}; max relative change of A {q.rel_change_A.max():.3g}, "
                     f"of V {q.rel_change_V.max():.3g}")
             rows.append(_row(f"C8b-{sc}-{model}-d{d}", f"beyond the paper: the regime of scenario {sc} ({model.upper()}, d = {d}) "
-                             f"is kept when A and V are quantised to {int(q.bits.max())} bits (runs: every b of the "
-                             f"sweep, {int(q.bits.min())} to {int(q.bits.max())})", f"tokens-{model}",
+                             f"is kept when A and V are quantised to {int(q.bits.max())} bits ("
+                             + (f"runs: every b of the sweep, {int(q.bits.min())} to {int(q.bits.max())})"
+                                if q.bits.nunique() > 1 else "the sweep's only b)"), f"tokens-{model}",
                              len(q), int(q.kept.sum()), bool(top.kept.all()), EVIDENCE, note, informational=True))
     pert = df[(df.kind != "none") & (df.predicted.fillna("") != "")]
     for model, g in pert.groupby("model", sort=False):
