@@ -4,9 +4,11 @@ without a server it runs where it is."""
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -375,6 +377,9 @@ TINY_JOB = textwrap.dedent("""
         raise ValueError("job " + snakemake.wildcards.i + " fails")
     with open(snakemake.output[0], "w") as fh:  # handed off? did the build start a server?
         fh.write(f"{jobrunner._STATE['in_child']} {jobrunner.SOCKET_ENV in os.environ}\\n")
+    if jobrunner.SOCKET_ENV in os.environ:  # where the server's socket is
+        with open(snakemake.output[0] + ".socket", "w") as fh:
+            fh.write(os.environ[jobrunner.SOCKET_ENV])
 """)
 
 
@@ -382,15 +387,22 @@ TINY_JOB = textwrap.dedent("""
 def test_a_local_snakemake_build_hands_its_jobs_off_and_reports_their_errors(tmp_path):
     (tmp_path / "Snakefile").write_text(TINY)
     (tmp_path / "job.py").write_text(TINY_JOB)
-    tmp = Path(os.environ.get("TMPDIR", "/tmp"))
-    before = set(tmp.glob("lsadyn-jobs-*"))
-    r = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=tmp_path, env=ENV,
+    # a TMPDIR of this build's own (short: the socket's path must fit AF_UNIX's ~108 bytes): the server's socket
+    # directory is made there, and no other test's build (xdist runs them side by side) can put one there
+    tmp = Path(tempfile.mkdtemp(prefix="lsadyn-t-"))
+    env = {**ENV, "TMPDIR": str(tmp)}
+    r = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=300, check=False)
     assert r.returncode == 0, r.stderr
     handed = [(tmp_path / "out" / f"{i}.txt").read_text().split() for i in range(6)]
     assert ["True", "True"] in handed, handed  # job 0 takes long enough for the server to get ready for later jobs
     assert all(server == "True" for _, server in handed), handed
-    assert set(tmp.glob("lsadyn-jobs-*")) <= before  # the socket's directory is removed at the end
+    sockets = {Path(f.read_text()) for f in (tmp_path / "out").glob("*.socket")}
+    assert len(sockets) == 1 and next(iter(sockets)).parent.parent == tmp, sockets  # in this build's TMPDIR
+    assert not list(tmp.glob("lsadyn-jobs-*"))  # the socket's directory is removed at the end
+    for f in (tmp_path / "out").glob("*.socket"):
+        f.unlink()
+    shutil.rmtree(tmp, ignore_errors=True)
     (tmp_path / "out" / "1.txt").unlink()  # a one-job rebuild starts no server (jobrunner.MIN_SCRIPT_JOBS)
     r = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=tmp_path, env=ENV,
                        capture_output=True, text=True, timeout=300, check=False)
