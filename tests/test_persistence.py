@@ -366,3 +366,19 @@ def test_a_regime_change_seen_only_in_runs_that_had_not_settled_is_called_a_poss
     g.loc[[2, 3], "settled"] = True
     assert P.regime_changes(g, "cluster_rotate") == "beta 4: oscillate 2 (2 of 2 runs)"
     assert P.regime_changes(g, "oscillate") == "beta 1: cluster_rotate 1 (1 of 1 runs); beta 2: cluster_rotate 1 (1 of 1 runs)"
+
+
+def test_beta_sweep_settle_horizon_lengthens_its_scenario_at_every_beta_and_model():
+    sc = P.scenario_set(SCENARIOS_HD, BIF, SADDLE)
+    bs = {"d": 3, "beta": [0.5, 1.0], "seeds": 1, "scenarios": ["identity", "rotation"], "models": ["lsa", "usa"],
+          "settle_horizon": [{"scenario": "rotation", "horizon": 160.0}]}
+    plan = P.run_plan(_cfg(beta_sweep=bs), sc, 7)
+    b = plan[plan.study == "beta"]
+    assert set(b[b.scenario == "rotation"].horizon) == {160.0} and set(b[b.scenario == "rotation"].n_samples) == {797}
+    assert set(b[b.scenario == "identity"].horizon) == {40.0} and set(b[b.scenario == "identity"].n_samples) == {200}
+    plain = P.run_plan(_cfg(beta_sweep=dict(bs, settle_horizon=[])), sc, 7)
+    assert plain[plain.study != "beta"].equals(plan[plan.study != "beta"])  # the other studies keep their horizons
+    for entry, key in (({"scenario": "oscillation", "horizon": 160.0}, r"settle_horizon\[0\]\.scenario"),
+                       ({"scenario": "rotation", "horizon": 40.0}, r"settle_horizon\[0\]\.horizon")):
+        with pytest.raises(ValueError, match=r"^config key persistence\.beta_sweep\." + key):
+            P.run_plan(_cfg(beta_sweep=dict(bs, settle_horizon=[entry])), sc, 7)

@@ -111,23 +111,39 @@ def settle_horizons(dim: dict, scenarios: dict) -> dict:
     ``settled`` false) integrate for this horizon instead. Each entry is checked: a scenario of
     ``dimension.scenarios`` and a horizon above the scenario's (a shorter one would shorten the run)."""
     out = {}
-    for i, e in enumerate(dim.get("settle_horizon") or []):
-        key = f"persistence.dimension.settle_horizon[{i}]"
-        if e.get("scenario") not in dim["scenarios"]:
-            raise ValueError(f"config key {key}.scenario: {e.get('scenario')!r} is not one of "
-                             f"persistence.dimension.scenarios {list(dim['scenarios'])}")
-        base = float(scenarios[e["scenario"]]["horizon"])
-        if not float(e["horizon"]) > base:
-            raise ValueError(f"config key {key}.horizon: must be > the scenario's horizon {base:g} (it lengthens "
-                             f"the run), got {e['horizon']!r}")
+    for _, e in _checked_settle_entries(dim, scenarios, "persistence.dimension"):
         for d in e["d"]:
             out[(e["scenario"], int(d))] = float(e["horizon"])
     return out
 
 
+def beta_settle_horizons(bs: dict, scenarios: dict) -> dict:
+    """{scenario: horizon} from config ``persistence.beta_sweep.settle_horizon`` (a list of {scenario, horizon}):
+    the β sweep's runs of the scenario (at every β and model) integrate for this horizon instead of the scenario's;
+    checked as :func:`settle_horizons` does."""
+    return {e["scenario"]: float(e["horizon"]) for _, e in _checked_settle_entries(bs, scenarios,
+                                                                                   "persistence.beta_sweep")}
+
+
+def _checked_settle_entries(study: dict, scenarios: dict, where: str):
+    """(i, entry) of ``study['settle_horizon']``: the scenario is one of the study's, the horizon above the
+    scenario's; else a ValueError naming the config key."""
+    for i, e in enumerate(study.get("settle_horizon") or []):
+        key = f"{where}.settle_horizon[{i}]"
+        if e.get("scenario") not in study["scenarios"]:
+            raise ValueError(f"config key {key}.scenario: {e.get('scenario')!r} is not one of "
+                             f"{where}.scenarios {list(study['scenarios'])}")
+        base = float(scenarios[e["scenario"]]["horizon"])
+        if not float(e["horizon"]) > base:
+            raise ValueError(f"config key {key}.horizon: must be > the scenario's horizon {base:g} (it lengthens "
+                             f"the run), got {e['horizon']!r}")
+        yield i, e
+
+
 def run_plan(cfg: dict, scenarios: dict, seed: int) -> pd.DataFrame:
     """Every run of the three studies as rows (:data:`PLAN_COLUMNS`; ``expect``: the scenario's d = 2 regime,
-    empty for random weights; ``horizon``: the scenario's, or its :func:`settle_horizons` entry at that d;
+    empty for random weights; ``horizon``: the scenario's, or its :func:`settle_horizons` entry at that d (β sweep:
+    :func:`beta_settle_horizons`);
     ``n_samples``: output times over ``horizon``, at the spacing of config ``n_samples`` over the base horizon),
     in a fixed order, with ``run_id`` and ``batch`` (runs of one batch share model, d, β, horizon and n and
     are integrated together). ``cfg``: config ``persistence``; ``scenarios``: :func:`scenario_set`;
@@ -160,12 +176,16 @@ def run_plan(cfg: dict, scenarios: dict, seed: int) -> pd.DataFrame:
     for name in bs["scenarios"]:
         if name not in scenarios:
             raise ValueError(f"persistence.beta_sweep.scenarios: unknown scenario {name!r}")
+    bsettle = beta_settle_horizons(bs, scenarios)
     for model in bs["models"]:
         for b in bs["beta"]:
             for name in bs["scenarios"]:
+                base = float(scenarios[name]["horizon"])
+                horizon = bsettle.get(name, base)
                 for k in range(int(bs["seeds"])):
                     rows.append(("beta", name, scenarios[name]["expect"], model, int(bs["d"]),
-                                 seed + SEED_OFFSET["beta"] + k, float(b), float(scenarios[name]["horizon"]), n, ns))
+                                 seed + SEED_OFFSET["beta"] + k, float(b), horizon, n,
+                                 samples_for(horizon, base, ns)))
     plan = pd.DataFrame(rows, columns=PLAN_COLUMNS)
     plan.insert(0, "run_id", np.arange(len(plan)))
     key = plan[["study", "model", "d", "beta", "horizon"]].astype(str).agg("|".join, axis=1)
