@@ -86,7 +86,8 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
             at_bound = r["token_run_over_floor"] / r["token_step_arrays_over_floor"]
             bounds = (f"; a DOP853 step moves {r['token_step_arrays_over_floor']:.3g}× the token arrays and does "
                       f"{r['token_step_flops_over_floor']:.3g}× the arithmetic of 12 floor evaluations "
-                      "(the ratio's lower bounds when cache bandwidth / arithmetic limit both, `bench_core.step_bounds`); "
+                      "(the ratio's lower bounds when cache bandwidth / arithmetic limit both, "
+                      "`bench_core.step_bounds`); "
                       f"the run is at {at_bound:.2f}× the bandwidth bound"
                       + (", so the target needs a step that moves fewer arrays, not faster arithmetic"
                          if at_bound < 1.1 and r["token_step_arrays_over_floor"] > 2 else ""))

@@ -365,7 +365,8 @@ def test_a_regime_change_seen_only_in_runs_that_had_not_settled_is_called_a_poss
                                                      "transient)")
     g.loc[[2, 3], "settled"] = True
     assert P.regime_changes(g, "cluster_rotate") == "beta 4: oscillate 2 (2 of 2 runs)"
-    assert P.regime_changes(g, "oscillate") == "beta 1: cluster_rotate 1 (1 of 1 runs); beta 2: cluster_rotate 1 (1 of 1 runs)"
+    assert P.regime_changes(g, "oscillate") == ("beta 1: cluster_rotate 1 (1 of 1 runs); "
+                                                "beta 2: cluster_rotate 1 (1 of 1 runs)")
 
 
 def test_beta_sweep_settle_horizon_lengthens_its_scenario_at_every_beta_and_model():

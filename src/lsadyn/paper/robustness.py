@@ -374,8 +374,8 @@ def run_chunk(plan: pd.DataFrame, scenarios: dict, *, beta: float, horizon: floa
     """Decide every run of ``plan`` (rows of :func:`run_plan`); ``scenarios``: config ``highdim.scenarios``
     (A, V, rest_A, rest_V, expect). ``horizon`` (units of τ) and ``n_samples``: the base grid of the decision
     procedure, continued up to ``budget`` × ``horizon``. Runs of one ``batch`` (:func:`run_plan`) are integrated
-    together; tokens: n seeded uniform tokens per (d), seed ``seed + d``. Returns the plan with the weights' distances (``rel_change_A``,
-    ``rel_change_V``: ‖A' − A‖_F/‖A‖_F), the prediction (:func:`cluster_prediction`, ``""`` when none),
+    together; tokens: n seeded uniform tokens per (d), seed ``seed + d``. Returns the plan with the weights'
+    distances (``rel_change_A``, ``rel_change_V``: ‖A' − A‖_F/‖A‖_F), the prediction (:func:`cluster_prediction`, ``""`` when none),
     regime, limit values and decision details."""
     out = []
     for _, g in plan.groupby("batch", sort=False):
