@@ -564,6 +564,24 @@ def test_settle_horizon_shorter_than_the_horizon_is_one_line():
         pconfig.check_config(cfg, SCHEMA)
 
 
+@pytest.mark.parametrize("study, entry, key", [
+    ("beta_sweep", {"scenario": "rotation", "horizon": 100.0}, r"beta_sweep\.settle_horizon\[0\]\.horizon: must be >"),
+    ("beta_sweep", {"scenario": "identity", "horizon": 900.0}, r"beta_sweep\.settle_horizon\[0\]\.scenario: "),
+    ("dimension", {"scenario": "oscillation", "d": [3], "horizon": 10.0},
+     r"dimension\.settle_horizon\[0\]\.horizon: must be >")])
+def test_persistence_settle_horizon_mistakes_are_config_errors(study, entry, key):
+    """Caught by check_config (the Snakefile's one line), not when the persistence rules plan their chunks, where
+    they came out as a traceback through persistence.smk (new-user trial)."""
+    cfg = _cfg()
+    cfg["persistence"][study]["settle_horizon"] = [entry]
+    with pytest.raises(ValueError, match=r"^config key persistence\." + key):
+        pconfig.check_config(cfg, SCHEMA)
+    cfg["persistence"][study]["scenarios"] = ["nope"]
+    cfg["persistence"][study]["settle_horizon"] = []
+    with pytest.raises(ValueError, match=rf"^config key persistence\.{study}\.scenarios\.0: 'nope' is not a scenario"):
+        pconfig.check_config(cfg, SCHEMA)
+
+
 def test_case4_oscillation_condition_matches_the_oa_flow():
     """The semantic check's condition is the flow's: the default oscillating example oscillates
     and orbit_v11 = 3 (rejected) converges, by the OA ODE."""

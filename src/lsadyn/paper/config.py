@@ -173,6 +173,32 @@ def _check_ranges(config: dict) -> None:
             raise ValueError(f"config key highdim.scenarios.{name}.A: beta |A|_2 ~ {beta * norm:.3g} > 700 "
                              "overflows exp in USA")
     _check_robustness(config)
+    _check_persistence(config)
+
+
+def _check_persistence(config: dict) -> None:
+    """persistence.dimension and persistence.beta_sweep: their scenarios exist, and each settle_horizon entry names
+    one of the study's scenarios and lengthens its run (:func:`lsadyn.paper.persistence.settle_horizons`,
+    :func:`~lsadyn.paper.persistence.beta_settle_horizons`), checked here so that a mistake is one line before
+    the rules are parsed (the persistence rules plan their chunks from these keys)."""
+    pc = config.get("persistence")
+    hd = config.get("highdim", {}).get("scenarios")
+    if not pc or hd is None or "saddle_node" not in pc or "bifurcation" not in config:
+        return  # what is missing is the schema's to report
+    from .persistence import beta_settle_horizons, scenario_set, settle_horizons
+
+    bif, sn = config["bifurcation"], pc["saddle_node"]
+    if not all(k in bif for k in ("a", "s")) or not all(k in sn for k in ("delta", "rest_A", "rest_V", "horizon")):
+        return
+    known = scenario_set(hd, bif, sn)
+    for key, check in (("dimension", settle_horizons), ("beta_sweep", beta_settle_horizons)):
+        study = pc.get(key) or {}
+        for i, name in enumerate(study.get("scenarios", [])):
+            if name not in known:
+                raise ValueError(f"config key persistence.{key}.scenarios.{i}: {name!r} is not a scenario of "
+                                 f"highdim.scenarios or the saddle-node pair ({', '.join(sorted(known))})")
+        if study.get("settle_horizon") and "scenarios" in study:
+            check(study, known)
 
 
 def _check_robustness(config: dict) -> None:

@@ -358,6 +358,12 @@ def _unsettled_note(g: pd.DataFrame) -> str:
                 + f" ({r.r_change_last_quarter:+.3f})" for r in moving.itertuples()))
 
 
+#: the config key that lengthens the runs of each study (named where FINDINGS lists runs that had not settled)
+SETTLE_KEY = {"dimension": "persistence.dimension.settle_horizon sets it per scenario and d",
+              "beta": "persistence.beta_sweep.settle_horizon per scenario",
+              "random": "persistence.random_weights.horizon for the random-weight runs"}
+
+
 def regime_changes(g: pd.DataFrame, expect: str) -> str:
     """'beta 2: cluster_converge 1 (1 of 1 runs)'-style list of the β where some run leaves ``expect``; a change
     seen only in runs whose r(t) had not settled at t_max (column ``settled``) says so ('…; not settled at t_max:
@@ -427,7 +433,8 @@ def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: fl
         per_d = "; ".join(f"d = {int(d)}: {_counts(gd.regime)}" for d, gd in g.groupby("d"))
         rows.append(_row(f"C9-{m}", f"random weights A, V ~ N(0, 1/d) ({m.upper()}): every run reaches a decided "
                          "regime within its budget (beyond the paper)", f"batch-{m}", len(g), len(g) - und,
-                         und == 0, ev, f"{und} of {len(g)} undetermined; {per_d}", informational=True))
+                         und == 0, ev, f"{und} of {len(g)} undetermined; {per_d}" + _unsettled_note(g),
+                         informational=True))
     bs = table[table.study == "beta"]
     for (sc, m), g in bs.groupby(["scenario", "model"], sort=False):
         expect = g.expect.iloc[0]
@@ -511,7 +518,7 @@ def findings_paragraph(table: pd.DataFrame) -> str:
         lines += ["", (f"Runs not settled at t_max ({len(moving)} of {len(table)}: r(t) still changing over the last "
                        "quarter of the run, change of its mean from the third quarter given; their r and period "
                        "describe a transient, not a settled state, and a longer horizon is needed — config "
-                       "persistence.dimension.settle_horizon sets it per scenario and d): "
+                       + "; ".join(SETTLE_KEY[st] for st in SETTLE_KEY if (moving.study == st).any()) + "): "
                        + "; ".join(f"{r.study} {r.scenario} {r.model.upper()} d = {int(r.d)} seed {int(r.seed)}"
                                    + (f" β = {r.beta:g}" if r.study == "beta" else "")
                                    + f" ({r.regime}, t_max {r.horizon * r.budget_factor:g} τ): "

@@ -541,8 +541,10 @@ def findings_text(df: pd.DataFrame) -> str:
             parts.append(f"With {int(lv)}-bit weights, {int(g.kept.sum())} of {int(g.runs.sum())} runs keep it.")
     fragile = th[np.isfinite(th.delta_first_change)].sort_values("delta_first_change")
     if len(fragile):
-        r = fragile.iloc[0]
-        parts.append(f"The most fragile is {r.scenario} ({r.model.upper()}, d = {r.d}, unperturbed {r.reference}), "
-                     f"changing first at δ = {r.delta_first_change:g}"
-                     + (f" (predicted bound δ_min = {r.delta_min:.3g})." if np.isfinite(r.delta_min) else "."))
+        first = fragile.delta_first_change.iloc[0]
+        tied = fragile[fragile.delta_first_change == first]  # every one changing first at the smallest δ
+        names = [f"{r.scenario} ({r.model.upper()}, d = {r.d}, unperturbed {r.reference}"
+                 + (f"; predicted bound δ_min = {r.delta_min:.3g})" if np.isfinite(r.delta_min) else ")")
+                 for r in tied.itertuples()]
+        parts.append(f"The most fragile, changing first at δ = {first:g}: " + "; ".join(names) + ".")
     return " ".join(parts)
