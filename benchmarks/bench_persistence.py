@@ -226,16 +226,13 @@ def robustness_scenarios(cfg) -> dict:
 
 def robustness_classes(cfg):
     """The sweep's robustness plan and its classes (scenario, d, n, model); column ``chunk``: the job
-    (:func:`lsadyn.paper.robustness.chunk_of`) of each run."""
-    from lsadyn.paper.robustness import chunk_of
+    (:func:`lsadyn.paper.robustness.batch_chunks`) of each run."""
+    from lsadyn.paper.robustness import batch_chunks
     from lsadyn.paper.robustness import run_plan as robustness_plan
 
     rc = cfg["robustness"]
     plan = robustness_plan(rc["scenarios"], rc["models"], rc["grids"], batch_runs=int(rc["batch_runs"]))
-    n_chunks = int(rc["chunks"])
-    plan["chunk"] = -1
-    for k in range(n_chunks):
-        plan.loc[chunk_of(plan, k, n_chunks).index, "chunk"] = k
+    plan["chunk"] = plan.batch.map(batch_chunks(plan, int(rc["chunks"])))
     return plan, plan.groupby(["scenario", "d", "n_tokens", "model"], sort=False)
 
 

@@ -59,6 +59,7 @@ def rk4_increment(k1, k2, k3, k4, h):
     k1 *= h / 6
     return k1
 
+
 def _rms(x):
     return float(np.sqrt(np.dot(x, x) / x.size))
 

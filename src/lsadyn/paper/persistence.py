@@ -111,7 +111,7 @@ def settle_horizons(dim: dict, scenarios: dict) -> dict:
     ``settled`` false) integrate for this horizon instead. Each entry is checked: a scenario of
     ``dimension.scenarios`` and a horizon above the scenario's (a shorter one would shorten the run)."""
     out = {}
-    for _, e in _checked_settle_entries(dim, scenarios, "persistence.dimension"):
+    for e in _checked_settle_entries(dim, scenarios, "persistence.dimension"):
         for d in e["d"]:
             out[(e["scenario"], int(d))] = float(e["horizon"])
     return out
@@ -121,12 +121,12 @@ def beta_settle_horizons(bs: dict, scenarios: dict) -> dict:
     """{scenario: horizon} from config ``persistence.beta_sweep.settle_horizon`` (a list of {scenario, horizon}):
     the β sweep's runs of the scenario (at every β and model) integrate for this horizon instead of the scenario's;
     checked as :func:`settle_horizons` does."""
-    return {e["scenario"]: float(e["horizon"]) for _, e in _checked_settle_entries(bs, scenarios,
-                                                                                   "persistence.beta_sweep")}
+    return {e["scenario"]: float(e["horizon"]) for e in _checked_settle_entries(bs, scenarios,
+                                                                                "persistence.beta_sweep")}
 
 
 def _checked_settle_entries(study: dict, scenarios: dict, where: str):
-    """(i, entry) of ``study['settle_horizon']``: the scenario is one of the study's, the horizon above the
+    """The entries of ``study['settle_horizon']``, each checked: the scenario is one of the study's, the horizon above the
     scenario's; else a ValueError naming the config key."""
     for i, e in enumerate(study.get("settle_horizon") or []):
         key = f"{where}.settle_horizon[{i}]"
@@ -137,7 +137,7 @@ def _checked_settle_entries(study: dict, scenarios: dict, where: str):
         if not float(e["horizon"]) > base:
             raise ValueError(f"config key {key}.horizon: must be > the scenario's horizon {base:g} (it lengthens "
                              f"the run), got {e['horizon']!r}")
-        yield i, e
+        yield e
 
 
 def run_plan(cfg: dict, scenarios: dict, seed: int) -> pd.DataFrame:

@@ -208,23 +208,27 @@ def batch_cost(d: int, n_tokens: int, model: str, runs: int) -> float:
     return float(runs * n_tokens) if (d == 2 and model == "lsa") else float(runs * n_tokens * n_tokens * d)
 
 
-def chunk_of(plan: pd.DataFrame, chunk: int, n_chunks: int) -> pd.DataFrame:
-    """Runs of chunk ``chunk`` (0-based) of ``n_chunks``: whole batches (column ``batch`` of :func:`run_plan`), so a
-    run's numbers do not depend on ``n_chunks``; dealt to the chunks by :func:`batch_cost`, costliest first, each to
-    the chunk with the least cost so far (ties: the lower chunk). Chunks beyond the number of batches are empty."""
-    if not 0 <= chunk < n_chunks:
-        raise ValueError(f"chunk: must be in [0, {n_chunks}), got {chunk}")
+def batch_chunks(plan: pd.DataFrame, n_chunks: int) -> pd.Series:
+    """The chunk (0-based, of ``n_chunks``) of every batch (column ``batch`` of :func:`run_plan`), indexed by batch:
+    whole batches, so a run's numbers do not depend on ``n_chunks``; dealt by :func:`batch_cost`, costliest first,
+    each to the chunk with the least cost so far (ties: the lower chunk). Chunks beyond the number of batches get
+    none."""
     first = plan.groupby("batch", sort=True).agg(d=("d", "first"), n=("n_tokens", "first"), model=("model", "first"),
                                                  runs=("run", "size"))
     cost = [batch_cost(int(r.d), int(r.n), r.model, int(r.runs)) for r in first.itertuples()]
     load = np.zeros(n_chunks)
-    mine = []
+    chunk = np.empty(len(first), dtype=int)
     for i in sorted(range(len(first)), key=lambda i: -cost[i]):  # stable: equal costs keep the plan's order
-        k = int(np.argmin(load))
-        load[k] += cost[i]
-        if k == chunk:
-            mine.append(first.index[i])
-    return plan[plan.batch.isin(mine)]
+        chunk[i] = int(np.argmin(load))
+        load[chunk[i]] += cost[i]
+    return pd.Series(chunk, index=first.index, name="chunk")
+
+
+def chunk_of(plan: pd.DataFrame, chunk: int, n_chunks: int) -> pd.DataFrame:
+    """Runs of chunk ``chunk`` (0-based) of ``n_chunks``: the batches :func:`batch_chunks` deals to it."""
+    if not 0 <= chunk < n_chunks:
+        raise ValueError(f"chunk: must be in [0, {n_chunks}), got {chunk}")
+    return plan[plan.batch.map(batch_chunks(plan, n_chunks)) == chunk]
 
 
 def base_weights(scenario: dict, d: int):
