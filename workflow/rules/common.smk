@@ -44,7 +44,18 @@ def lib_inputs(script):
     files = {str(_module_file(m)) for m in seen} | {str(LIB / "__init__.py")}
     return sorted(files)
 
+
 # numba's on-disk cache of the compiled kernels: lsadyn._kernel_cache files them by content (numba and Python
 # versions, every kernel source), in $NUMBA_CACHE_DIR if set, else ~/.cache/lsadyn/numba, so clones, copies,
 # worktrees and the test suite with the same kernels share one compile, and an edited kernel module
 # (a callee in another file included) recompiles. Nothing to set here.
+
+
+def chunk_job(jobs, chunk, setting):
+    """Params of one chunk of a chunked stage: its entry of ``jobs`` (the stage's ``chunk_jobs``: the chunk's
+    runs and what they read), so that a config edit reruns exactly the chunks whose runs it changes.
+    """
+    k = int(chunk)
+    if k >= len(jobs):
+        raise ValueError(f"chunk {k}: {setting} plans chunks 0..{len(jobs) - 1}")
+    return jobs[k]

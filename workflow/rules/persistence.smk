@@ -1,15 +1,16 @@
 # Issue 12: persistence of the d = 2 behaviours across d, random weights and beta (lsadyn.paper.persistence).
 # One job per chunk of the run plan; the runs of one size inside a chunk are integrated together.
-from lsadyn.paper.persistence import n_chunks, scenario_set
+from lsadyn.paper.persistence import chunk_jobs, scenario_set
 
 PERSIST_SCENARIOS = scenario_set(
     config["highdim"]["scenarios"],
     config["bifurcation"],
     config["persistence"]["saddle_node"],
 )
-PERSIST_CHUNKS = list(
-    range(n_chunks(config["persistence"], PERSIST_SCENARIOS, config["seed"]))
-)
+# what each chunk reads (its runs, their scenarios, the run settings): its params, so that a config edit reruns
+# exactly the chunks whose runs change
+PERSIST_JOBS = chunk_jobs(config["persistence"], PERSIST_SCENARIOS, config["seed"])
+PERSIST_CHUNKS = list(range(len(PERSIST_JOBS)))
 
 
 wildcard_constraints:
@@ -34,9 +35,7 @@ rule persistence_chunk:
         mem_mb=2000,
         runtime=60,
     params:
-        persistence=config["persistence"],
-        scenarios=PERSIST_SCENARIOS,
-        seed=config["seed"],
+        job=lambda w: chunk_job(PERSIST_JOBS, w.chunk, "this config"),
     script:
         "../scripts/persistence_chunk.py"
 

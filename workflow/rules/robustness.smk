@@ -1,6 +1,7 @@
 # Claim C8 (beyond the paper): the regimes of the embedded highdim scenarios under random weight
 # perturbations and b-bit quantisation (lsadyn.paper.robustness). One job per chunk of runs.
 from lsadyn.paper.persistence import saddle_node_pair
+from lsadyn.paper.robustness_plan import chunk_jobs as robustness_chunk_jobs
 
 ROBUSTNESS_CHUNKS = list(range(config["robustness"]["chunks"]))
 # Scenarios by name: highdim.scenarios, plus the saddle-node pair once config persistence.saddle_node exists.
@@ -17,6 +18,11 @@ if "saddle_node" in config.get("persistence", {}):
             _sn["horizon"],
         )
     )
+# what each chunk reads (its runs, their scenarios, the run settings): its params, so that a config edit reruns
+# exactly the chunks whose runs change
+ROBUSTNESS_JOBS = robustness_chunk_jobs(
+    config["robustness"], ROBUSTNESS_SCENARIOS, config["robustness"]["chunks"]
+)
 
 
 rule robustness_chunk:
@@ -43,13 +49,9 @@ rule robustness_chunk:
         mem_mb=2000,
         runtime=60,
     params:
-        run=config["robustness"],
-        scenarios={
-            k: ROBUSTNESS_SCENARIOS[k] for k in config["robustness"]["scenarios"]
-        },
+        job=lambda w: chunk_job(ROBUSTNESS_JOBS, w.chunk, "robustness.chunks"),
         classifier=config["classifier"],
         seed=config["seed"] + 700,
-        n_chunks=config["robustness"]["chunks"],
     script:
         "../scripts/robustness_chunk.py"
 

@@ -41,6 +41,7 @@ import pandas as pd
 from ..metrics import SETTLED_R_CHANGE
 from .claim_row import claim_row as _row
 from .horizons import samples_for
+from .job_params import frame_param
 
 STUDIES = ("dimension", "random", "beta")
 #: Labels of the cluster shape column (lsadyn.metrics.CLUSTER_SHAPES).
@@ -215,6 +216,34 @@ def n_chunks(cfg: dict, scenarios: dict, seed: int) -> int:
     """Number of pipeline jobs (chunks) of the plan of this config."""
     plan = run_plan(cfg, scenarios, seed)
     return int(chunk_ids(plan, cfg["chunk_size"]).max()) + 1 if len(plan) else 0
+
+
+#: The keys of a scenario that a run reads (:func:`lsadyn.paper.persistence_run.run_matrices`, the rotation rate's
+#: theory); its horizon and expectation reach the runs through the plan's columns.
+RUN_SCENARIO_KEYS = ("A", "V", "rest_A", "rest_V", "noise")
+
+
+def chunk_jobs(cfg: dict, scenarios: dict, seed: int) -> list:
+    """What each chunk (pipeline job) of the plan reads, as plain values, one dict per chunk: ``runs`` (its rows
+    of :func:`run_plan`, :func:`lsadyn.paper.job_params.frame_param`), ``scenarios`` (:data:`RUN_SCENARIO_KEYS` of
+    the scenarios its runs embed) and the settings ``n_samples``, ``dt``, ``budget_factor``. Rule persistence_chunk
+    passes a chunk its entry as params, so a config edit reruns exactly the chunks whose runs it changes (a β
+    sweep horizon: the β chunks; a scenario's V: the chunks that embed it)."""
+    plan = run_plan(cfg, scenarios, seed)
+    if not len(plan):
+        return []
+    ids = chunk_ids(plan, cfg["chunk_size"])
+    settings = {"n_samples": int(cfg["n_samples"]), "dt": float(cfg["dt"]),
+                "budget_factor": float(cfg["budget_factor"])}
+    jobs = []
+    for c in range(int(ids.max()) + 1):
+        part = plan[ids == c]
+        used = [s for s in dict.fromkeys(part.scenario) if s in scenarios]  # the random study's runs embed none
+        jobs.append({"runs": frame_param(part),
+                     "scenarios": {s: {k: scenarios[s][k] for k in RUN_SCENARIO_KEYS if k in scenarios[s]}
+                                   for s in used},
+                     **settings})
+    return jobs
 
 
 def chunk_of(cfg: dict, scenarios: dict, seed: int, chunk: int) -> pd.DataFrame:
