@@ -18,8 +18,9 @@
 # period per seed against d, beside the d = 2 seeds' range. (e) Random N(0, 1/d) weights: fraction of runs per regime. (f, g) β sweep.
 # (c, d, f, g): shape and colour = model (black circle LSA, purple square USA; no regime colour), fill = cluster shape as in (a, b); a run whose
 # regime differs from the scenario's d = 2 regime is labelled with its regime.
-# Black "+" (white-edged) over a marker (a, b, d, f, g): the run had not settled at t_max (persistence.csv settled false: r(t)
-# still changing over its last quarter), so its period and r are a transient's; (d) compares settled runs only.
+# Black "+" (white-edged) over a marker (a, b, d, f, g) or in a bar segment of (e), one per run: the run had not
+# settled at t_max (persistence.csv settled false: r(t) still changing over its last quarter), so its period and r
+# are a transient's; (d) compares settled runs only.
 # Reads results/tables/persistence.csv only.
 
 # %%
@@ -201,6 +202,10 @@ for model in models:
             frac = float((g.regime == lab).mean())
             if frac:
                 ax.bar(x, frac, bottom=bottom, width=0.8, **bar_style(lab))
+                # one "+" per run of this regime that had not settled at t_max, across the segment's middle
+                k = int((~g[g.regime == lab].settled).sum())
+                if k:
+                    mark_unsettled(ax, x + 0.8 * (np.arange(k) + 0.5) / k - 0.4, np.full(k, bottom + frac / 2))
             bottom += frac
         xt.append(x)
         xl.append(f"{d}")
@@ -211,15 +216,17 @@ for model in models:
     pos = [xt[i] for i in range(len(xt))][: len(rnd[rnd.model == models[0]].d.unique())] if model == models[0] \
         else xt[len(rnd[rnd.model == models[0]].d.unique()):]
     if pos:
-        ax.text(np.mean(pos), 1.04, model.upper(), ha="center", va="bottom", fontsize=7, transform=ax.transData)
+        ax.text(np.mean(pos), 1.06, model.upper(), ha="center", va="bottom", fontsize=7, transform=ax.transData)
 ax.set_xticks(xt, xl)
-ax.set_ylim(0, 1.15)
+ax.set_ylim(0, 1.22)
 ax.set_yticks([0, 0.5, 1])
 ax.set_xlabel("token dimension $d$")
 ax.set_ylabel("fraction of runs")
 n_und = int((rnd.regime == "undetermined").sum())
-ax.set_title(f"C9 (beyond the paper): random $A, V \\sim N(0, 1/d)$, {len(rnd)} runs; {n_und} still undetermined "
-             "within the budget (hatched, shown, not guessed)")
+n_uns = int((~rnd.settled).sum())
+ax.set_title(f"C9 (beyond the paper): random $A, V \\sim N(0, 1/d)$, {len(rnd)} runs;\n{n_und} still undetermined "
+             "within the budget (hatched, shown, not guessed)"
+             + (f"; {n_uns} not settled at $t_{{max}}$ (+)" if n_uns else ""))
 panel_letter(ax, next(letters), x=-0.06)
 
 # (f) rotation scenario over beta, (g) oscillation scenario over beta
@@ -297,8 +304,10 @@ for sf, which in ((sub[1], "(c, d)"), (sub[3], "(f, g)")):
 # (e): regime as bars, undetermined hatched as drawn
 present = [lab for lab in REGIME_STYLE if (rnd.regime == lab).any()]
 if present:
-    sub[2].legend(handles=[Patch(**bar_style(lab), label=REGIME_STYLE[lab]["label"]) for lab in present],
-                  loc="outside lower center", ncol=len(present), fontsize=6, frameon=False,
+    bar_handles = [Patch(**bar_style(lab), label=REGIME_STYLE[lab]["label"]) for lab in present]
+    if (~rnd.settled).any():
+        bar_handles.append(UNSETTLED)
+    sub[2].legend(handles=bar_handles, loc="outside lower center", ncol=len(bar_handles), fontsize=6, frameon=False,
                   title="(e): regime", title_fontsize=6, handlelength=2.6, handleheight=1.5)
 d_max = max(dvals) if dvals else 0
 fig.suptitle(f"C7 measured: runs keeping their scenario's $d = 2$ regime, $d = 2$ to {d_max}: "
