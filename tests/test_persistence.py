@@ -413,3 +413,20 @@ def test_beta_sweep_settle_horizon_lengthens_its_scenario_at_every_beta_and_mode
                        ({"scenario": "rotation", "horizon": 40.0}, r"settle_horizon\[0\]\.horizon")):
         with pytest.raises(ValueError, match=r"^config key persistence\.beta_sweep\." + key):
             P.run_plan(_cfg(beta_sweep=dict(bs, settle_horizon=[entry])), sc, 7)
+
+
+def test_lsa_beta_row_checks_an_oscillations_period_times_beta():
+    """C10-lsa: β only rescales LSA's time, so a settled oscillation's period·β is the same at every β (as a
+    rotation's rate/β is); a period that does not scale fails the row, an unsettled run's period is left out."""
+    rows = [dict(study="beta", scenario="oscillation", expect="oscillate", model="lsa", d=8, seed=1, beta=b,
+                 regime="oscillate", rate=0.5 * b, period=4.8 / b, rate_rel_err=np.nan, r_change_last_quarter=0.0,
+                 settled=True, cluster_shape="none", r_min=0.2, r_max=0.6) for b in (0.5, 1.0, 2.0)]
+    table = pd.DataFrame(rows)
+    (row,) = P.claim_rows(table)
+    assert row["id"] == "C10-lsa-oscillation" and row["pass"]
+    assert "period * beta relative spread 0.0e+00 (3 settled oscillating runs, period * beta 4.8)" in row["note"]
+    off = table.assign(period=[9.6, 4.8, 2.0])  # 2.0 at β = 2: period·β 4.0, not 4.8
+    assert not P.claim_rows(off)[0]["pass"]
+    transient = off.assign(settled=[True, True, False], r_change_last_quarter=[0.0, 0.0, 0.05])
+    (row,) = P.claim_rows(transient)
+    assert row["pass"] and "(2 settled oscillating runs" in row["note"]

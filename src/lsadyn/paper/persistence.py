@@ -419,7 +419,8 @@ def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: fl
     * ``C7r-<scenario>-<model>`` (informational, derived): rotation rates against :func:`plane_rotation_rate`;
     * ``C9-<model>`` (beyond the paper): random N(0, 1/d) weights — every run decided (distribution in
       the note);
-    * ``C10-lsa-<scenario>`` (β only rescales time for LSA: same regime at every β, rate/β constant) and
+    * ``C10-lsa-<scenario>`` (β only rescales time for LSA: same regime at every β, rate/β of rotations and
+      period·β of settled oscillations constant) and
       ``C10-usa-<scenario>`` (USA: does the d = 2 regime persist at every β; where it changes), beyond the paper.
     """
     rows = []
@@ -472,16 +473,21 @@ def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: fl
         d = int(g.d.iloc[0])
         changes = regime_changes(g, expect)
         if m == "lsa":
+            # time rescaled by beta: a rotation's rate / beta and a settled oscillation's period * beta are constant
             rot = g[g.regime == "cluster_rotate"]
+            osc = g[(g.regime == "oscillate") & settled_mask(g) & np.isfinite(g.period)]
             spread = float(np.ptp(rot.rate / rot.beta) / np.mean(rot.rate / rot.beta)) if len(rot) else np.nan
+            pspread = float(np.ptp(osc.period * osc.beta) / np.mean(osc.period * osc.beta)) if len(osc) else np.nan
             same = g.regime.nunique() == 1
-            ok = same and (not len(rot) or spread < 1e-3)
+            ok = same and (not len(rot) or spread < 1e-3) and (not len(osc) or pspread < 1e-3)
             note = (f"regimes {_counts(g.regime)} over beta in {{{betas}}}"
                     + (f"; rate / beta relative spread {spread:.1e}" if len(rot) else "")
+                    + (f"; period * beta relative spread {pspread:.1e} ({len(osc)} settled oscillating runs, "
+                       f"period * beta {np.median(osc.period * osc.beta):.4g})" if len(osc) else "")
                     + (f"; changes: {changes}" if changes else "") + _unsettled_note(g))
             rows.append(_row(f"C10-lsa-{sc}", f"{sc} at d = {d} (LSA): beta only rescales time (one regime at every "
-                             "beta, rate proportional to beta; beyond the paper)", "batch-lsa", len(g), agree, ok, ev,
-                             note, informational=True))
+                             "beta; a rotation's rate proportional to beta, an oscillation's period to 1/beta; beyond "
+                             "the paper)", "batch-lsa", len(g), agree, ok, ev, note, informational=True))
         else:
             note = f"observed {_counts(g.regime)} over beta in {{{betas}}}; " + (
                 f"regime changes at {changes}" if changes else "no change")
