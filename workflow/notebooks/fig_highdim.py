@@ -90,8 +90,8 @@ for j, model in enumerate(models):
     axes[0, j].set_title(f"{model.upper()}, $d = {d}$, $n = {int(table.n_tokens.iloc[0])}$")
     for i in (1, 2):  # every panel says its model, not only the top row
         axes[i, j].set_title(model.upper())
-    axes[0, j].set_xlabel("$t/t_{\\max}$\n($t_{\\max}$ of each scenario: legend)")
-    axes[1, j].set_xlabel("$t/t_{\\max}$\n($t_{\\max}$ of each scenario: legend)")
+    axes[0, j].set_xlabel("$t/t_{\\max}$ ($t_{\\max}$: legend)")
+    axes[1, j].set_xlabel("$t/t_{\\max}$ ($t_{\\max}$: legend)")
     axes[2, j].set_xlabel(r"$\langle x_i, x_j\rangle$ at $t_{\max}$")
     for side, names in edge_peaks(hists[model], EDGE_PEAK).items():
         axes[2, j].axvline(side, color="0.7", lw=0.5, zorder=0)
@@ -112,10 +112,13 @@ for j in range(len(models)):  # (e, f) share the strip's width
     axes[2, j].set_xlim(-1.0 - EDGE_STEP * (edge_columns + 0.7), 1.0 + EDGE_STEP * (edge_columns + 0.7))
     axes[2, j].set_xticks([-1, 0, 1])
     for i in range(3):
-        panel_letter(axes[i, j], "abcdef"[2 * i + j] if len(models) == 2 else "abcdefghi"[3 * i + j], x=-0.12)
+        # left column: the letter left of the y label (a wide panel's label reaches the letter at a fixed x)
+        panel_letter(axes[i, j], "abcdef"[2 * i + j] if len(models) == 2 else "abcdefghi"[3 * i + j], x=-0.12,
+                     left_of_ylabel=j == 0)
 axes[0, 0].set_ylabel(r"$r(t)$, order parameter")
 axes[1, 0].set_ylabel("angle swept by the leading\neigenvector of $M$ (rad)")
 axes[2, 0].set_ylabel("density of pairs")
+fig.align_ylabels(axes[:, 0])
 table_expect = table.drop_duplicates("scenario").set_index("scenario").expect
 
 
@@ -160,13 +163,10 @@ if has_shape:
 if edge_columns:
     markers += [Line2D([], [], marker="_", ls="", color="0.3", ms=3, mew=1.6,
                        label="(e, f) beyond ±1: a peak's height\nat ±1, one column per scenario")]
-# left column the scenarios (lines, every panel), right column the end markers of (a, b): blank rows pad the
-# shorter one (a legend fills its columns in order)
-rows = max(len(handles), len(markers))
-blank = Line2D([], [], ls="", label=" ")
-handles = handles + [blank] * (rows - len(handles)) + markers + [blank] * (rows - len(markers))
-fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=6, frameon=False,
-           title="line: scenario (all panels)        marker at the end of (a, b): observed regime", title_fontsize=6)
+# one column (the figure is one journal column wide; two legend columns made it twice as wide as its panels): the
+# scenarios (lines, every panel), then the end markers of (a, b)
+fig.legend(handles=handles + markers, loc="outside lower center", ncol=1, fontsize=6, frameon=False,
+           title="line: scenario (all panels); marker at the end of (a, b): observed regime", title_fontsize=6)
 tested = table[table.expect.fillna("") != ""]
 reached = tested[tested.regime == tested.expect]
 moving = int((~reached.settled).sum()) if "settled" in reached.columns else 0  # r(t) still changing at t_max
