@@ -83,14 +83,15 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
                       f"{r['token_run_over_floor_median_round']:.3g}×, worst {r['token_run_over_floor_worst_round']:.3g}×")
         bounds = ""
         if "token_step_arrays_over_floor" in r:
-            at_bound = r["token_run_over_floor"] / r["token_step_arrays_over_floor"]
-            bounds = (f"; a DOP853 step moves {r['token_step_arrays_over_floor']:.3g}× the token arrays and does "
-                      f"{r['token_step_flops_over_floor']:.3g}× the arithmetic of 12 floor evaluations "
-                      "(the ratio's lower bounds when cache bandwidth / arithmetic limit both, "
-                      "`bench_core.step_bounds`); "
-                      f"the run is at {at_bound:.2f}× the bandwidth bound"
-                      + (", so the target needs a step that moves fewer arrays, not faster arithmetic"
-                         if at_bound < 1.1 and r["token_step_arrays_over_floor"] > 2 else ""))
+            run, flops, arrays = (r["token_run_over_floor"], r["token_step_flops_over_floor"],
+                                  r["token_step_arrays_over_floor"])
+            bounds = (f"; a DOP853 step does {flops:.3g}× the arithmetic and streams {arrays:.3g}× the token arrays "
+                      "of 12 floor evaluations (lower bounds of the ratio where arithmetic / cache bandwidth limit "
+                      "the step as they limit the floor, `bench_core.step_bounds`): the run is at "
+                      f"{run / flops:.2f}× the first and {run / arrays:.2f}× the second"
+                      + (f", so ≤ 2× needs a step that streams fewer arrays and spends under "
+                         f"{100 * (2 / flops - 1):.0f} % beyond its arithmetic on step control, rejected steps and "
+                         "dense output" if run > 2 and flops < 2 < arrays else ""))
         lines.append(
             f"| d = 2 token run, per point-token-evaluation (compiled DOP853, 1000 tokens{spread}{bounds}) "
             f"| {r['token_run_ns_per_point_token_eval']:.3g} ns | fused compiled field alone (timed in one compiled "
