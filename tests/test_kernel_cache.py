@@ -190,3 +190,33 @@ def test_sphere_warm_up_compiles_what_the_integrators_call(tmp_path):
                        check=True)
     after_warm_up, after_runs = json.loads(r.stdout)
     assert after_warm_up == after_runs and set(after_warm_up.values()) == {1}, (after_warm_up, after_runs)
+
+
+def test_kernel_folders_unused_for_a_month_are_removed(tmp_path, monkeypatch):
+    """Every edit of a kernel source starts a new cache folder (a few MB): the first kernel lookup of a process
+    stamps its own folder as used and removes the sibling lsadyn-* folders no process has used for UNUSED_DAYS."""
+    import time
+
+    from lsadyn import _kernel_cache as kc
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(kc.numba.config, "CACHE_DIR", str(tmp_path))
+    kc.prune_unused.cache_clear()
+    now = time.time()
+    day = 86400
+    old, recent, unstamped, other = (tmp_path / f"lsadyn-{k}" for k in ("0ld", "recent", "unstamped", "x"))
+    for folder, age in ((old, 40), (recent, 5)):
+        (folder / "lsadyn").mkdir(parents=True)
+        (folder / kc._USED).touch()
+        os.utime(folder / kc._USED, (now - age * day,) * 2)
+    unstamped.mkdir()
+    os.utime(unstamped, (now - 31 * day,) * 2)
+    (tmp_path / "not-lsadyn").mkdir()
+    os.utime(tmp_path / "not-lsadyn", (now - 400 * day,) * 2)
+    try:
+        removed = kc.prune_unused(now)
+    finally:
+        kc.prune_unused.cache_clear()
+    assert sorted(removed) == sorted([old, unstamped])
+    assert recent.is_dir() and (tmp_path / "not-lsadyn").is_dir() and not other.exists()
+    assert abs((kc.cache_dir() / kc._USED).stat().st_mtime - now) < 1

@@ -13,7 +13,9 @@ its first ``@njit(cache=True)``) files lsadyn's kernels by content instead:
 - source stamp (what numba compares before loading) = the same key.
 
 So an edit to any kernel module (a callee in another file included: numba itself checks only a function's own
-file) gives a new folder and a recompile, never stale machine code; an identical copy anywhere on the machine
+file) gives a new folder and a recompile, never stale machine code (folders no process has used for
+:data:`UNUSED_DAYS` days, e.g. those of older kernel sources, are removed when a process first uses its own:
+:func:`prune_unused`); an identical copy anywhere on the machine
 loads the compiled kernels. Processes with different kernel sources never share a folder; numba writes every
 cache file through a temporary name and an atomic rename, so processes with the same sources can compile and
 load at once (a lost race costs a recompile, not wrong code). Functions outside lsadyn keep numba's locators.
@@ -71,6 +73,43 @@ def cache_dir() -> Path:
     return cache_base() / f"lsadyn-{kernel_key()[:16]}"
 
 
+#: A kernel folder that no process has used for this many days is removed (:func:`prune_unused`): each holds a few
+#: MB, and every edit of a kernel source (or a new numba or Python) starts another.
+UNUSED_DAYS = 30
+_USED = ".last_used"  # a kernel folder's stamp: its modification time is the last use
+
+
+@cache
+def prune_unused(now: float | None = None) -> list:
+    """Mark this process's kernel folder as used now, and remove the ``lsadyn-*`` folders beside it whose last use
+    is more than :data:`UNUSED_DAYS` days old (a folder without a stamp counts from its own modification time).
+    Once per process, when the first kernel looks up its cache. A process still using a removed folder only
+    recompiles: numba treats a missing cache as a miss and a failed save as a warning. Returns the folders
+    removed."""
+    import shutil
+    import time
+
+    now = time.time() if now is None else now
+    mine = cache_dir()
+    removed = []
+    try:
+        mine.mkdir(parents=True, exist_ok=True)
+        stamp = mine / _USED
+        stamp.touch()
+        os.utime(stamp, (now, now))
+        for other in mine.parent.glob("lsadyn-*"):
+            if other == mine or not other.is_dir():
+                continue
+            used = other / _USED
+            last = (used if used.exists() else other).stat().st_mtime
+            if now - last > UNUSED_DAYS * 86400:
+                shutil.rmtree(other, ignore_errors=True)
+                removed.append(other)
+    except OSError:
+        pass  # a read-only or vanished cache folder: nothing to prune
+    return removed
+
+
 class KernelCacheLocator(caching._CacheLocator):
     """numba cache locator for functions defined in lsadyn's own source files (see the module docstring)."""
 
@@ -101,6 +140,7 @@ class KernelCacheLocator(caching._CacheLocator):
             self.ensure_cache_path()
         except OSError:
             return None  # cannot write there: numba's own locators decide
+        prune_unused()
         return self
 
 
