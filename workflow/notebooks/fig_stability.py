@@ -124,17 +124,26 @@ for k, ax in enumerate(axes.flat):
         ax.set_xlabel(r"$\varepsilon = d_{\rm BL}(\mu_0, \mathrm{uniform})$")
 for ax in axes[:, 0]:
     ax.set_ylabel(r"$|R_2^{\rm tokens} - R_2^{\rm OA}|$ at the end")
-for ax in axes.flat[len(regimes):]:
+spare = list(axes.flat[len(regimes):])
+for ax in spare:
     ax.set_visible(False)
 handles = [Line2D([], [], ls="", marker=m, color=c, ms=3.5, label=FAMILY_LABEL[f]) for f, (m, c) in fam_style.items()]
+# labels wrapped for a panel-wide legend: it goes into the empty slot of the grid when there is one
 handles += [Patch(facecolor="0.9", edgecolor="0.45", lw=0.6,
-                  label=r"below $10^{-6}$, zero up to the integration tolerance" "\n"
-                        r"($\approx 0$): grey band, one row per family"),
+                  label=r"below $10^{-6}$: zero up to the" "\n" r"integration tolerance ($\approx 0$);"
+                        "\ngrey band, one row per family"),
             Line2D([], [], ls="", marker="x", color="0.3", ms=4, label="regime differs from OA"),
             Line2D([], [], ls="", marker="$?$", color="0.3", ms=7, mew=0.3,
-                   label="tokens undetermined within the budget\n(C6a counts it as not reaching OA)"),
-            Line2D([], [], ls="--", color="0.4", lw=0.6, label=r"$\varepsilon_{\rm small}$: claim checked left of it")]
-fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=6, frameon=False)
+                   label="tokens undetermined within\nthe budget (C6a counts it\nas not reaching OA)"),
+            Line2D([], [], ls="--", color="0.4", lw=0.6, label=r"$\varepsilon_{\rm small}$: claim checked" "\nleft of it")]
+if spare:  # in the empty slot, left-aligned with it, out of the layout (so it cannot squeeze the panels)
+    spare[0].set_visible(True)
+    spare[0].axis("off")
+    leg = spare[0].legend(handles=handles, loc="center left", bbox_to_anchor=(-0.05, 0.5), fontsize=5.5,
+                          frameon=False, handletextpad=0.5, labelspacing=0.6)
+    leg.set_in_layout(False)
+else:
+    fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=6, frameon=False)
 # the title says what is plotted, not whether C6 held (that is the claims table's C6 rows, see the caption)
 fig.suptitle("C6: tokens started off the OA manifold against the OA solution from the same $R_2(0)$:\n"
              "final discrepancy vs $\\varepsilon = d_{BL}(\\mu_0, \\mathrm{uniform})$", fontsize=7)
