@@ -39,6 +39,15 @@ def test_c6b_needs_three_runs_above_the_floor():
     assert b["pass"] is False and b["note"].startswith("not enough runs")
 
 
+def test_c6b_holds_when_every_discrepancy_is_at_the_floor():
+    """D = 0 up to the tolerance at every ε (the states coincide): D → 0 holds, there is just no slope to fit;
+    the row counts every run and says so, instead of failing with "not enough runs"."""
+    rows = claims_stability(_stability([1e-9, 3e-10, 1e-9], [0.01, 0.1, 0.3]), 0.05)
+    b = [r for r in rows if r["id"] == "C6b-r"][0]
+    assert b["pass"] is True and (b["n_tested"], b["n_agree"]) == (3, 3)
+    assert b["note"].startswith("no slope to fit: every run's discrepancy (all 3) is below 1e-06")
+
+
 def test_c6b_needs_a_positive_confidence_interval():
     eps = np.array([0.01, 0.03, 0.1, 0.3])
     ok = [r for r in claims_stability(_stability(0.5 * eps, eps), 0.05) if r["id"] == "C6b-r"][0]
