@@ -430,3 +430,24 @@ def test_lsa_beta_row_checks_an_oscillations_period_times_beta():
     transient = off.assign(settled=[True, True, False], r_change_last_quarter=[0.0, 0.0, 0.05])
     (row,) = P.claim_rows(transient)
     assert row["pass"] and "(2 settled oscillating runs" in row["note"]
+
+
+def test_findings_beta_list_gives_a_rotations_rate_and_an_oscillations_period():
+    """FINDINGS' β-sweep list: a rotation's rate of arg R₂ (and rate/β), an oscillation's period (and period·β,
+    which C10-lsa checks), not an oscillation's phase drift; no period for a run that had not settled."""
+    rows = [dict(study="beta", scenario=sc, expect=reg, model="lsa", d=8, seed=1, beta=b, regime=reg,
+                 rate=(2.0 if reg == "cluster_rotate" else 0.55) * b,
+                 period=(np.pi if reg == "cluster_rotate" else 4.8) / b,
+                 rate_rel_err=np.nan, r_change_last_quarter=0.0, settled=True,
+                 cluster_shape="antipodal_pair" if reg == "cluster_rotate" else "none", r_min=0.2, r_max=0.6,
+                 horizon=300.0, budget_factor=1.0)
+            for sc, reg in (("rotation", "cluster_rotate"), ("oscillation", "oscillate")) for b in (0.5, 2.0)]
+    table = pd.DataFrame(rows)
+    table.loc[(table.scenario == "oscillation") & (table.beta == 2.0), ["settled", "r_change_last_quarter"]] = False, 0.1
+    text = P.findings_paragraph(table)
+    assert "β sweep (1 seed per scenario, model and β;" in text and "median" not in text
+    assert "- rotation LSA β = 0.5: cluster_rotate 1; cluster shape antipodal pair 1; rotation rate of arg R₂ 1 " \
+           "(rate/β 2)" in text
+    assert "- oscillation LSA β = 0.5: oscillate 1; period of R₂ 9.6 (period·β 4.8)" in text
+    line = next(ln for ln in text.splitlines() if ln.startswith("- oscillation LSA β = 2:"))
+    assert "period" not in line and "not settled at t_max (values of a transient, not shown)" in line

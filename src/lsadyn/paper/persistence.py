@@ -357,15 +357,22 @@ def random_summary(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def beta_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """The ``beta`` study per (scenario, model, β): regimes, median rate, rate / β and rate / prediction."""
+    """The ``beta`` study per (scenario, model, β): regimes, cluster shapes of the clustered runs, the median
+    rotation rate of arg R₂ over the rotating runs and the median period over the settled oscillating runs (NaN
+    where there are none), the rate / prediction, r over the classified window, runs and unsettled runs."""
     bs = table[table.study == "beta"]
     rows = []
     for (sc, m, b), g in bs.groupby(["scenario", "model", "beta"], sort=True):
-        rate = float(g.rate.median())
+        rot = g[g.regime == "cluster_rotate"]
+        osc = g[(g.regime == "oscillate") & settled_mask(g)]
+        clustered = g[g.regime.isin(["cluster_converge", "cluster_rotate"])]
+        rate = float(rot.rate.median()) if len(rot) else np.nan
+        period = float(osc.period.median()) if len(osc) else np.nan
         rows.append({"scenario": sc, "model": m, "beta": b, "regimes": _counts(g.regime),
-                     "shapes": _counts(g.cluster_shape), "rate": rate, "rate_over_beta": rate / b,
+                     "shapes": _counts(clustered.cluster_shape) if len(clustered) else "", "rate": rate,
+                     "rate_over_beta": rate / b, "period": period, "period_times_beta": period * b,
                      "rate_rel_err": float(g.rate_rel_err.max()) if g.rate_rel_err.notna().any() else np.nan,
-                     "period": float(g.period.median()), "r_min": float(g.r_min.min()), "r_max": float(g.r_max.max()),
+                     "r_min": float(g.r_min.min()), "r_max": float(g.r_max.max()),
                      "n_runs": len(g), "n_unsettled": int((~settled_mask(g)).sum())})
     return pd.DataFrame(rows)
 
@@ -569,10 +576,23 @@ def findings_paragraph(table: pd.DataFrame) -> str:
                          + (f" ({moving_rd} not settled at t_max)" if moving_rd else ""))
     bs = beta_summary(table)
     if len(bs):
-        lines += ["", "β sweep (median over seeds):", ""]
+        seeds = int(bs.n_runs.max())
+        lines += ["", f"β sweep ({seeds} seed{'s' if seeds > 1 else ''} per scenario, model and β"
+                  + ("; medians over seeds" if seeds > 1 else "") + "; for LSA, β only rescales time, so a rotation's "
+                  "rate/β and an oscillation's period·β stay the same):", ""]
         for r in bs.itertuples():
-            rate = f", rate {r.rate:.4g} (rate/β {r.rate_over_beta:.4g})" if np.isfinite(r.rate) and r.rate else ""
-            lines.append(f"- {r.scenario} {r.model.upper()} β = {r.beta:g}: {r.regimes}; shapes {r.shapes}{rate}; "
-                         f"r over the classified window {r.r_min:.3g} to {r.r_max:.3g}"
-                         + (f"; {r.n_unsettled} of {r.n_runs} runs not settled at t_max" if r.n_unsettled else ""))
+            parts = [r.regimes]
+            if r.shapes:
+                parts.append("cluster shape " + r.shapes.replace("antipodal_pair", "antipodal pair")
+                             .replace("single", "one cluster"))
+            if np.isfinite(r.rate):
+                parts.append(f"rotation rate of arg R₂ {r.rate:.4g} (rate/β {r.rate_over_beta:.4g})")
+            if np.isfinite(r.period):
+                parts.append(f"period of R₂ {r.period:.4g} (period·β {r.period_times_beta:.4g})")
+            parts.append(f"r over the classified window {r.r_min:.3g} to {r.r_max:.3g}")
+            if r.n_unsettled:
+                parts.append(f"{r.n_unsettled} of {r.n_runs} runs not settled at t_max (values of a transient, "
+                             "not shown)" if "oscillate" in r.regimes and not np.isfinite(r.period) else
+                             f"{r.n_unsettled} of {r.n_runs} runs not settled at t_max")
+            lines.append(f"- {r.scenario} {r.model.upper()} β = {r.beta:g}: " + "; ".join(parts))
     return "\n".join(lines) + "\n"
