@@ -443,7 +443,8 @@ def test_findings_beta_list_gives_a_rotations_rate_and_an_oscillations_period():
                  horizon=300.0, budget_factor=1.0)
             for sc, reg in (("rotation", "cluster_rotate"), ("oscillation", "oscillate")) for b in (0.5, 2.0)]
     table = pd.DataFrame(rows)
-    table.loc[(table.scenario == "oscillation") & (table.beta == 2.0), ["settled", "r_change_last_quarter"]] = False, 0.1
+    moving = (table.scenario == "oscillation") & (table.beta == 2.0)
+    table.loc[moving, ["settled", "r_change_last_quarter"]] = False, 0.1
     text = P.findings_paragraph(table)
     assert "β sweep (1 seed per scenario, model and β;" in text and "median" not in text
     assert "- rotation LSA β = 0.5: cluster_rotate 1; cluster shape antipodal pair 1; rotation rate of arg R₂ 1 " \
