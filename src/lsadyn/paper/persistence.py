@@ -528,9 +528,13 @@ def findings_paragraph(table: pd.DataFrame) -> str:
             if r.period_by_d:
                 extra += f"; period (physical time, min-max over seeds) {r.period_by_d}"
                 if r.period_within_d2 or r.period_outside_d2:
-                    extra += (" — settled runs: overlapping the settled d = 2 runs' range (0.5 % tolerance) at d = "
-                              + (", ".join(r.period_within_d2.split()) or "none")
-                              + "; outside it at d = " + (", ".join(r.period_outside_d2.split()) or "none"))
+                    within = ", ".join(r.period_within_d2.split())
+                    outside = ", ".join(r.period_outside_d2.split())
+                    span = "the settled d = 2 runs' range (0.5 % tolerance)"
+                    extra += (" — settled runs: "
+                              + (f"overlapping {span} at d = {within}" + (f"; outside it at d = {outside}"
+                                                                          if outside else "")
+                                 if within else f"outside {span} at d = {outside}"))
                 if r.period_not_compared:
                     extra += ("; not compared (no settled run" + (" at d = 2" if not (r.period_within_d2 or
                               r.period_outside_d2) else "") + ") at d = " + ", ".join(r.period_not_compared.split()))

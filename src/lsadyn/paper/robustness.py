@@ -409,9 +409,13 @@ def claim_rows(df: pd.DataFrame) -> list[dict]:
         p = g[g.kind == "perturb"]
         if len(p):
             smallest = p[p.delta == p.delta.min()]
-            note = (f"unperturbed regime {ref} (d = 2 expectation {g.expect.iloc[0] or 'none'}); kept/runs per "
-                    f"{_fmt_levels(f, 'perturb')}; first change at δ = {_first(t.delta_first_change)}; changed to: "
-                    f"{counts_text(p[~p.kept].regime)}; {int((p.regime == 'undetermined').sum())} undetermined")
+            first = (f"first change at δ = {t.delta_first_change:g}" if np.isfinite(t.delta_first_change)
+                     else "no change at any δ of the sweep")
+            note = (f"verdict from the smallest δ = {p.delta.min():g}: {int(smallest.kept.sum())} of {len(smallest)} "
+                    f"runs keep the regime (the other δ are shown, not judged); unperturbed regime {ref} (d = 2 "
+                    f"expectation {g.expect.iloc[0] or 'none'}); kept/runs per {_fmt_levels(f, 'perturb')}; {first}; "
+                    f"changed to: {counts_text(p[~p.kept].regime)}; "
+                    f"{int((p.regime == 'undetermined').sum())} undetermined")
             if np.isfinite(t.delta_min):
                 note += f"; predicted δ_min = {t.delta_min:.3g}, δ_typ = {t.delta_typ:.3g}"
             rows.append(_row(f"C8a-{sc}-{model}-d{d}", f"beyond the paper: the regime of scenario {sc} ({model.upper()}, d = {d}) "
@@ -429,9 +433,10 @@ def claim_rows(df: pd.DataFrame) -> list[dict]:
                     f"{counts_text(q[~q.kept].regime)}; max relative change of A {q.rel_change_A.max():.3g}, "
                     f"of V {q.rel_change_V.max():.3g}")
             rows.append(_row(f"C8b-{sc}-{model}-d{d}", f"beyond the paper: the regime of scenario {sc} ({model.upper()}, d = {d}) "
-                             f"is kept when A and V are quantised to {int(q.bits.max())} bits ("
-                             + (f"runs: every b of the sweep, {int(q.bits.min())} to {int(q.bits.max())})"
-                                if q.bits.nunique() > 1 else "the sweep's only b)"), f"tokens-{model}",
+                             f"is kept when A and V are quantised to b = {int(q.bits.max())} bits, "
+                             + (f"the sweep's largest b (the verdict; the runs counted: every b, {int(q.bits.min())} "
+                                f"to {int(q.bits.max())})" if q.bits.nunique() > 1 else "the sweep's only b"),
+                             f"tokens-{model}",
                              len(q), int(q.kept.sum()), bool(top.kept.all()), EVIDENCE, note, informational=True))
     pert = df[(df.kind != "none") & (df.predicted.fillna("") != "")]
     for model, g in pert.groupby("model", sort=False):
@@ -443,8 +448,10 @@ def claim_rows(df: pd.DataFrame) -> list[dict]:
         note = (f"predictions {counts_text(g.predicted)}; {int(slow.sum())} predicted rotations slower than the "
                 f"decision procedure resolves (labels {counts_text(g[slow].regime)}); resolvable runs: "
                 f"{len(und)} undetermined, {len(wrong)} disagreeing"
-                + (" (" + "; ".join(f"{r.scenario} d={r.d} {r.kind} δ={r.delta:g} b={r.bits}: {r.predicted} vs {r.regime}"
-                                    for r in wrong.itertuples()) + ")" if len(wrong) else ""))
+                + (" (" + "; ".join(f"{r.scenario} d={r.d} "
+                                    + (f"perturbed δ={r.delta:g}" if r.kind == "perturb" else f"quantised b={r.bits}")
+                                    + f": {r.predicted} vs {r.regime}" for r in wrong.itertuples()) + ")"
+                   if len(wrong) else ""))
         rows.append(_row(f"C8c-{model}", "beyond the paper: clustered states of perturbed/quantised weights converge "
                          "or rotate as the rightmost eigenvalue of V is real or complex", f"tokens-{model}", len(g),
                          agree, len(wrong) == 0 and len(res) > 0, EVIDENCE, note, informational=True))
