@@ -50,7 +50,7 @@ data = {s: load_arrays(p, "highdim") for s, p in zip(SCEN, ARRAYS)}
 models = list(dict.fromkeys(table.model))
 has_shape = "cluster_shape" in table.columns
 SHAPE_FACE = {"single": "filled", "antipodal_pair": "open"}
-END_STEP = 0.1  # (a, b): spacing of the end-marker columns right of t_max, in units of t_max
+END_STEP = 0.13  # (a, b): spacing of the end-marker columns right of t_max, in units of t_max
 EDGE_STEP = 0.16  # (e, f): spacing of the columns outside [-1, 1] that repeat the heights of the bins at -1 and +1
 EDGE_PEAK = 0.25  # (e, f): a bin at -1 or +1 is a peak (repeated outside [-1, 1]) from this fraction of the highest bin
 
@@ -84,7 +84,7 @@ for j, model in enumerate(models):
         axes[2, j].plot(centres, hist, drawstyle="steps-mid", **style_k)
         hists[model][s] = hist
     axes[0, j].axvline(1.0, color="0.7", lw=0.5, zorder=0)
-    axes[0, j].set_xlim(-0.04, 1.0 + END_STEP * (len(SCEN) + 0.7))
+    axes[0, j].set_xlim(-0.04, 1.0 + END_STEP * (len(SCEN) + 1.0))
     axes[0, j].set_xticks([0, 0.5, 1])
     d = int(table.d.iloc[0])
     axes[0, j].set_title(f"{model.upper()}, $d = {d}$, $n = {int(table.n_tokens.iloc[0])}$")
@@ -166,7 +166,8 @@ if edge_columns:
 # one column (the figure is one journal column wide; two legend columns made it twice as wide as its panels): the
 # scenarios (lines, every panel), then the end markers of (a, b)
 fig.legend(handles=handles + markers, loc="outside lower center", ncol=1, fontsize=6, frameon=False,
-           title="line: scenario (all panels); marker at the end of (a, b): observed regime", title_fontsize=6)
+           title="line: scenario (all panels), $t_{\\max}$ in units of $\\tau = 1/(\\beta\\,\\|A\\|_2\\|V\\|_2)$\n"
+                 "marker at the end of (a, b): observed regime", title_fontsize=6)
 tested = table[table.expect.fillna("") != ""]
 reached = tested[tested.regime == tested.expect]
 moving = int((~reached.settled).sum()) if "settled" in reached.columns else 0  # r(t) still changing at t_max
