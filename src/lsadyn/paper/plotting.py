@@ -77,7 +77,7 @@ def regime_scatter(ax, x, y, labels, size=9, edge=0.5, hollow=None):
     x, y = np.asarray(x), np.asarray(y)
     hollow = np.zeros(len(labels), bool) if hollow is None else np.asarray(hollow, bool)
     handles = []
-    for lab, st in REGIME_STYLE.items():
+    for rank, (lab, st) in enumerate(REGIME_STYLE.items()):
         sel = labels == lab
         if not sel.any():
             continue
@@ -88,10 +88,12 @@ def regime_scatter(ax, x, y, labels, size=9, edge=0.5, hollow=None):
         # the legend's regime entry is filled even where every point of the regime is open (an empty scatter)
         handles.append(ax.scatter(x[sel & ~hollow], y[sel & ~hollow], c=st["color"], marker=st["marker"],
                                   label=st["label"], s=size, linewidths=edge))
-        if (sel & hollow).any():  # a little larger than a filled marker (an outline reads smaller than a disc), white
-            # inside (as fig_highdim's open markers) so that one drawn over filled markers of its colour stays open
+        if (sel & hollow).any():  # larger than a filled marker (an outline reads smaller than a disc), white inside
+            # (as fig_highdim's open markers) so that one drawn over filled markers of its colour stays open; above
+            # every filled marker, and the clustered regimes' above the others' (REGIME_STYLE order: open clusters
+            # were hidden under open diamonds in fig_case1)
             ax.scatter(x[sel & hollow], y[sel & hollow], facecolors="white", edgecolors=st["color"],
-                       marker=st["marker"], s=1.6 * size, linewidths=0.8, zorder=2.5)
+                       marker=st["marker"], s=2.2 * size, linewidths=1.0, zorder=2.9 - 0.05 * rank)
     return handles
 
 
