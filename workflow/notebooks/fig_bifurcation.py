@@ -77,7 +77,7 @@ if len(near):
                label=r"theory $\pi/(\beta\sqrt{\mu^2-s^2})$")
     d = np.geomspace((close.x - mu_c).min(), (close.x - mu_c).max(), 50)  # the power law holds near mu_c only
     ax2.loglog(d, fit.fit_prefactor * d**fit.fit_exponent, color="#0072B2", lw=3.0, alpha=0.45, zorder=1,
-               label=f"fit near $\\mu_c$: exponent {fit.fit_exponent:.3f} (theory $-1/2$)")
+               label=f"fit near $\\mu_c$: exponent ${fit.fit_exponent:.3f}$ (theory $-1/2$)")
 ax2.set_xlabel(r"$\mu - \mu_c$")
 ax2.set_ylabel("period of $R_2$ (units of $t$)")
 ax2.legend(fontsize=6, loc="lower left", frameon=False)
