@@ -565,10 +565,10 @@ def test_settle_horizon_shorter_than_the_horizon_is_one_line():
 
 
 @pytest.mark.parametrize("study, entry, key", [
-    ("beta_sweep", {"scenario": "rotation", "horizon": 100.0}, r"beta_sweep\.settle_horizon\[0\]\.horizon: must be >"),
-    ("beta_sweep", {"scenario": "identity", "horizon": 900.0}, r"beta_sweep\.settle_horizon\[0\]\.scenario: "),
+    ("beta_sweep", {"scenario": "rotation", "horizon": 100.0}, r"beta_sweep\.settle_horizon\.0\.horizon: must be >"),
+    ("beta_sweep", {"scenario": "identity", "horizon": 900.0}, r"beta_sweep\.settle_horizon\.0\.scenario: "),
     ("dimension", {"scenario": "oscillation", "d": [3], "horizon": 10.0},
-     r"dimension\.settle_horizon\[0\]\.horizon: must be >")])
+     r"dimension\.settle_horizon\.0\.horizon: must be >")])
 def test_persistence_settle_horizon_mistakes_are_config_errors(study, entry, key):
     """Caught by check_config (the Snakefile's one line), not when the persistence rules plan their chunks, where
     they came out as a traceback through persistence.smk (new-user trial)."""

@@ -354,8 +354,8 @@ def test_settle_horizon_lengthens_the_listed_runs_at_the_same_sample_spacing():
     assert d.loc[("identity", 3, "usa"), "horizon"] == 40.0
     for g in plan.groupby("batch"):
         assert g[1].n_samples.nunique() == 1
-    for entry, key in (({"scenario": "nope", "d": [3], "horizon": 160.0}, r"settle_horizon\[0\]\.scenario"),
-                       ({"scenario": "rotation", "d": [3], "horizon": 20.0}, r"settle_horizon\[0\]\.horizon")):
+    for entry, key in (({"scenario": "nope", "d": [3], "horizon": 160.0}, r"settle_horizon\.0\.scenario"),
+                       ({"scenario": "rotation", "d": [3], "horizon": 20.0}, r"settle_horizon\.0\.horizon")):
         with pytest.raises(ValueError, match=r"^config key persistence\.dimension\." + key):
             P.run_plan(_cfg(dimension=dict(dim, settle_horizon=[entry])), sc, 7)
 
@@ -409,8 +409,8 @@ def test_beta_sweep_settle_horizon_lengthens_its_scenario_at_every_beta_and_mode
     assert set(b[b.scenario == "identity"].horizon) == {40.0} and set(b[b.scenario == "identity"].n_samples) == {200}
     plain = P.run_plan(_cfg(beta_sweep=dict(bs, settle_horizon=[])), sc, 7)
     assert plain[plain.study != "beta"].equals(plan[plan.study != "beta"])  # the other studies keep their horizons
-    for entry, key in (({"scenario": "oscillation", "horizon": 160.0}, r"settle_horizon\[0\]\.scenario"),
-                       ({"scenario": "rotation", "horizon": 40.0}, r"settle_horizon\[0\]\.horizon")):
+    for entry, key in (({"scenario": "oscillation", "horizon": 160.0}, r"settle_horizon\.0\.scenario"),
+                       ({"scenario": "rotation", "horizon": 40.0}, r"settle_horizon\.0\.horizon")):
         with pytest.raises(ValueError, match=r"^config key persistence\.beta_sweep\." + key):
             P.run_plan(_cfg(beta_sweep=dict(bs, settle_horizon=[entry])), sc, 7)
 

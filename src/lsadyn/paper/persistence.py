@@ -130,7 +130,7 @@ def _checked_settle_entries(study: dict, scenarios: dict, where: str):
     """The entries of ``study['settle_horizon']``, each checked: the scenario is one of the study's, the horizon above the
     scenario's; else a ValueError naming the config key."""
     for i, e in enumerate(study.get("settle_horizon") or []):
-        key = f"{where}.settle_horizon[{i}]"
+        key = f"{where}.settle_horizon.{i}"  # as the schema's messages write a list position
         if e.get("scenario") not in study["scenarios"]:
             raise ValueError(f"config key {key}.scenario: {e.get('scenario')!r} is not one of "
                              f"{where}.scenarios {list(study['scenarios'])}")
