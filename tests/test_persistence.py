@@ -451,4 +451,4 @@ def test_findings_beta_list_gives_a_rotations_rate_and_an_oscillations_period():
            "(rate/β 2)" in text
     assert "- oscillation LSA β = 0.5: oscillate 1; period of R₂ 9.6 (period·β 4.8)" in text
     line = next(ln for ln in text.splitlines() if ln.startswith("- oscillation LSA β = 2:"))
-    assert "period" not in line and "not settled at t_max (values of a transient, not shown)" in line
+    assert "period of R₂" not in line and "not settled at t_max (a transient's period, not given here" in line

@@ -295,7 +295,7 @@ def test_summaries_count_undetermined_as_not_kept_and_find_the_thresholds():
     assert rows["C8d-lsa"]["pass"] and all(r["informational"] for r in rows.values())
     assert rows["C8c-lsa"]["n_agree"] == 6 and rows["C8c-lsa"]["pass"]
     text = rb.findings_text(df)
-    assert "At δ = 0.1, 0 of 2" in text and "changing first at δ = 0.1" in text
+    assert "At δ = 0.1, 0 of 2" in text and "first losing its unperturbed label at δ = 0.1" in text
 
 
 def test_a_flip_below_delta_min_fails_its_row():

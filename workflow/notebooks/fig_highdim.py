@@ -158,7 +158,7 @@ handles = [Line2D([], [], color=OKABE_ITO[k % len(OKABE_ITO)], ls=LINESTYLES[k %
 markers = [Line2D([], [], marker=st["marker"], ls="", mfc="0.6", mec="k", mew=0.5, ms=4,
                   label=f"observed: {st['label']}") for st in seen.values()]
 if has_shape:
-    markers += [Line2D([], [], marker="o", ls="", mfc="0.6", mec="k", ms=4, label="filled: one cluster"),
+    markers += [Line2D([], [], marker="o", ls="", mfc="0.6", mec="k", ms=4, label="filled: one cluster / none"),
                 Line2D([], [], marker="o", ls="", mfc="white", mec="k", ms=4, label="open: antipodal pair")]
 if edge_columns:
     markers += [Line2D([], [], marker="_", ls="", color="0.3", ms=3, mew=1.6,

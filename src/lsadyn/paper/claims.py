@@ -332,7 +332,7 @@ def claims_stability(st: pd.DataFrame, eps_small: float, floor: float = 1e-6) ->
             ok_b = bool(lo > 0)
             note_b = (f"log-log slope {slope:.3g} (95% interval {lo:.3g} to {hi:.3g}) over {len(above)} runs above "
                       f"{floor:g}")
-        note_b += f"; max D/eps at eps <= {eps_small}: {ratio:.3g}"
+        note_b += f"; max discrepancy/eps at eps <= {eps_small}: {ratio:.3g}"
         rows.append(_row(f"C6b-{regime}", f"final-state discrepancy |R2_tokens - R2_OA| shrinks with eps ({regime}, "
                          f"{what})", "tokens", tested, tested if ok_b else 0, ok_b, ev, note_b,
                          informational=not hyp))

@@ -583,20 +583,24 @@ def findings_paragraph(table: pd.DataFrame) -> str:
         seeds = int(bs.n_runs.max())
         lines += ["", f"β sweep ({seeds} seed{'s' if seeds > 1 else ''} per scenario, model and β"
                   + ("; medians over seeds" if seeds > 1 else "") + "; for LSA, β only rescales time, so a rotation's "
-                  "rate/β and an oscillation's period·β stay the same):", ""]
+                  "rate/β and an oscillation's period·β stay the same; USA has no such rescaling):", ""]
         for r in bs.itertuples():
             parts = [r.regimes]
             if r.shapes:
                 parts.append("cluster shape " + r.shapes.replace("antipodal_pair", "antipodal pair")
                              .replace("single", "one cluster"))
+            lsa = r.model == "lsa"  # rate/β and period·β are constant for LSA only (USA: no time rescaling)
             if np.isfinite(r.rate):
-                parts.append(f"rotation rate of arg R₂ {r.rate:.4g} (rate/β {r.rate_over_beta:.4g})")
+                parts.append(f"rotation rate of arg R₂ {r.rate:.4g}" + (f" (rate/β {r.rate_over_beta:.4g})" if lsa
+                                                                        else ""))
             if np.isfinite(r.period):
-                parts.append(f"period of R₂ {r.period:.4g} (period·β {r.period_times_beta:.4g})")
-            parts.append(f"r over the classified window {r.r_min:.3g} to {r.r_max:.3g}")
+                parts.append(f"period of R₂ {r.period:.4g}" + (f" (period·β {r.period_times_beta:.4g})" if lsa
+                                                               else ""))
+            parts.append(f"r over the part of the run the classifier reads {r.r_min:.3g} to {r.r_max:.3g}")
             if r.n_unsettled:
-                parts.append(f"{r.n_unsettled} of {r.n_runs} runs not settled at t_max (values of a transient, "
-                             "not shown)" if "oscillate" in r.regimes and not np.isfinite(r.period) else
-                             f"{r.n_unsettled} of {r.n_runs} runs not settled at t_max")
+                transient = "oscillate" in r.regimes and not np.isfinite(r.period)
+                parts.append(f"{r.n_unsettled} of {r.n_runs} runs not settled at t_max"
+                             + (" (a transient's period, not given here; fig_persistence marks it +)" if transient
+                                else ""))
             lines.append(f"- {r.scenario} {r.model.upper()} β = {r.beta:g}: " + "; ".join(parts))
     return "\n".join(lines) + "\n"

@@ -497,5 +497,6 @@ def findings_text(df: pd.DataFrame) -> str:
         names = [f"{r.scenario} ({r.model.upper()}, d = {r.d}, unperturbed {r.reference}"
                  + (f"; predicted bound δ_min = {r.delta_min:.3g})" if np.isfinite(r.delta_min) else ")")
                  for r in tied.itertuples()]
-        parts.append(f"The most fragile, changing first at δ = {first:g}: " + "; ".join(names) + ".")
+        parts.append(f"The most fragile, first losing its unperturbed label at δ = {first:g} (to another regime or to "
+                     "undetermined; C8d counts only changes to another decided regime): " + "; ".join(names) + ".")
     return " ".join(parts)
