@@ -70,7 +70,7 @@ def title_lines(statement, hypothesis):
     note = note.rstrip(")")
     for tag_text in ("; outside the theorem", "outside the theorem"):
         note = note.replace(tag_text, "")
-    tag = "theorem applies" if hypothesis else "outside the theorem"
+    tag = "within the hypotheses" if hypothesis else "outside the hypotheses"  # as the C6 rows say
     return f"${math}$\n" + (f"{note}\n" if note else "") + tag
 
 
