@@ -235,18 +235,26 @@ def _mathtext_shared_with(renderer):
         RendererAgg.__init__ = init
 
 
-def atlas_with_representatives(sim, traj, title, hollow=None):
+def atlas_with_representatives(sim, traj, title, hollow=None, zoom=False):
     """Figure for an atlas case: regime scatter of (x, y) on top (returned for the caller's
     claim overlay and legend; ``hollow``: mask of points drawn open, see :func:`regime_scatter`), |R₂(t)| of the
     representatives (OA in colour, tokens dotted), and one token space-time panel per representative regime;
-    panel letters (a), (b), (c)…, the claim in the figure title. Returns (fig, atlas_axes)."""
+    panel letters (a), (b), (c)…, the claim in the figure title. Returns (fig, atlas_axes), or with ``zoom``
+    (fig, atlas_axes, zoom_axes): the same scatter again in a narrower axes right of the atlas, for the caller to
+    set to a region where points crowd (its limits and frame are the caller's; its legend then goes above the
+    figure, as one above the narrower atlas would squeeze it)."""
     k = len(traj["regime"])
-    fig = plt.figure(figsize=(COLUMN_WIDTH, 4.9))
+    fig = plt.figure(figsize=(COLUMN_WIDTH, 5.6 if zoom else 4.9))  # with zoom: room for the legend below
     gs = fig.add_gridspec(3, max(k, 1), height_ratios=[1.6, 0.8, 0.8])
-    ax = fig.add_subplot(gs[0, :])
+    top = gs[0, :].subgridspec(1, 2, width_ratios=[1.75, 1]) if zoom else None
+    ax = fig.add_subplot(top[0, 0] if zoom else gs[0, :])
     regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=7, hollow=hollow)
     fig.suptitle(title, fontsize=7)
     panel_letter(ax, "a", x=-0.08)
+    axz = None
+    if zoom:
+        axz = fig.add_subplot(top[0, 1])
+        regime_scatter(axz, sim.x, sim.y, sim.regime_oa, size=7, hollow=hollow)
     ax2 = fig.add_subplot(gs[1, :])
     r2_panel(ax2, traj["t"], traj["R2_oa"], traj["regime"])
     for t, rp in zip(traj["t"], traj["R2_particles"]):
@@ -259,4 +267,4 @@ def atlas_with_representatives(sim, traj, title, hollow=None):
         if i == 0:
             axi.set_ylabel(TOKEN_ANGLE_LABEL)
         panel_letter(axi, "cdefgh"[i], x=0.0, y=1.3)  # above the short title: narrow panels side by side
-    return fig, ax
+    return (fig, ax, axz) if zoom else (fig, ax)
