@@ -6,14 +6,13 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 import pandas as pd
 
 from lsadyn.paper.io import load_table, setup_log, write_csv
-from lsadyn.paper.persistence import chunk_of
+from lsadyn.paper.persistence import chunk_ids, run_plan
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])
-parts = []
-for i, path in enumerate(sm.input.chunks):
-    expected = chunk_of(sm.params.persistence, sm.params.scenarios, sm.params.seed, i)
-    parts.append(load_table(path, "persistence_run", rows=len(expected)))
+cfg = sm.params.persistence
+ids = chunk_ids(run_plan(cfg, sm.params.scenarios, sm.params.seed), cfg["chunk_size"])  # the plan once, not per chunk
+parts = [load_table(path, "persistence_run", rows=int((ids == i).sum())) for i, path in enumerate(sm.input.chunks)]
 table = pd.concat(parts, ignore_index=True).sort_values("run_id", kind="stable")
 log.info("%d runs; regimes: %s", len(table), table.regime.value_counts().to_dict())
 write_csv(table, sm.output[0])

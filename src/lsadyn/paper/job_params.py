@@ -17,6 +17,15 @@ def frame_param(frame) -> dict:
             "rows": [[v.item() if hasattr(v, "item") else v for v in row] for row in frame.itertuples(index=False)]}
 
 
+def chunk_params(part, scenarios: dict, keys, settings: dict) -> dict:
+    """One chunk's params: ``runs`` (its rows ``part``, :func:`frame_param`), ``scenarios`` (the ``keys`` of each
+    scenario of ``scenarios`` its runs name, in their order; names not in ``scenarios`` embed none) and
+    ``settings``."""
+    names = [s for s in dict.fromkeys(part.scenario) if s in scenarios]
+    return {"runs": frame_param(part),
+            "scenarios": {s: {k: scenarios[s][k] for k in keys if k in scenarios[s]} for s in names}, **settings}
+
+
 def param_frame(param: dict, where: str = "params"):
     """The DataFrame of a :func:`frame_param` value; a ValueError naming ``where`` if it is not one."""
     import pandas as pd

@@ -41,7 +41,7 @@ import pandas as pd
 from ..metrics import SETTLED_R_CHANGE
 from .claim_row import claim_row as _row
 from .horizons import samples_for
-from .job_params import frame_param
+from .job_params import chunk_params
 
 STUDIES = ("dimension", "random", "beta")
 #: Labels of the cluster shape column (lsadyn.metrics.CLUSTER_SHAPES).
@@ -235,15 +235,8 @@ def chunk_jobs(cfg: dict, scenarios: dict, seed: int) -> list:
     ids = chunk_ids(plan, cfg["chunk_size"])
     settings = {"n_samples": int(cfg["n_samples"]), "dt": float(cfg["dt"]),
                 "budget_factor": float(cfg["budget_factor"])}
-    jobs = []
-    for c in range(int(ids.max()) + 1):
-        part = plan[ids == c]
-        used = [s for s in dict.fromkeys(part.scenario) if s in scenarios]  # the random study's runs embed none
-        jobs.append({"runs": frame_param(part),
-                     "scenarios": {s: {k: scenarios[s][k] for k in RUN_SCENARIO_KEYS if k in scenarios[s]}
-                                   for s in used},
-                     **settings})
-    return jobs
+    # the random study's runs name no scenario of ``scenarios``: they embed none
+    return [chunk_params(plan[ids == c], scenarios, RUN_SCENARIO_KEYS, settings) for c in range(int(ids.max()) + 1)]
 
 
 def chunk_of(cfg: dict, scenarios: dict, seed: int, chunk: int) -> pd.DataFrame:

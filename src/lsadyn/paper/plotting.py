@@ -241,8 +241,8 @@ def atlas_with_representatives(sim, traj, title, hollow=None, zoom=False):
     representatives (OA in colour, tokens dotted), and one token space-time panel per representative regime;
     panel letters (a), (b), (c)…, the claim in the figure title. Returns (fig, atlas_axes), or with ``zoom``
     (fig, atlas_axes, zoom_axes): the same scatter again in a narrower axes right of the atlas, for the caller to
-    set to a region where points crowd (its limits and frame are the caller's; its legend then goes above the
-    figure, as one above the narrower atlas would squeeze it)."""
+    set to a region where points crowd (its limits and frame are the caller's; the figure is taller, for a legend
+    below it: one above the narrower atlas would squeeze it)."""
     k = len(traj["regime"])
     fig = plt.figure(figsize=(COLUMN_WIDTH, 5.6 if zoom else 4.9))  # with zoom: room for the legend below
     gs = fig.add_gridspec(3, max(k, 1), height_ratios=[1.6, 0.8, 0.8])

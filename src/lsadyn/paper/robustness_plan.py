@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .job_params import frame_param
+from .job_params import chunk_params
 
 
 def _check_bits(bits) -> int:
@@ -96,11 +96,4 @@ def chunk_jobs(run: dict, scenarios: dict, n_chunks: int) -> list:
     plan = run_plan(run["scenarios"], run["models"], run["grids"], batch_runs=run["batch_runs"])
     chunk = plan.batch.map(batch_chunks(plan, n_chunks))
     settings = {k: run[k] for k in RUN_SETTINGS}
-    jobs = []
-    for c in range(n_chunks):
-        part = plan[chunk == c]
-        jobs.append({"runs": frame_param(part),
-                     "scenarios": {s: {k: scenarios[s][k] for k in RUN_SCENARIO_KEYS if k in scenarios[s]}
-                                   for s in dict.fromkeys(part.scenario) if s in scenarios},
-                     **settings})
-    return jobs
+    return [chunk_params(plan[chunk == c], scenarios, RUN_SCENARIO_KEYS, settings) for c in range(n_chunks)]
