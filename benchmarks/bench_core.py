@@ -124,7 +124,8 @@ def bench_tokens_2d(rows, n=1000, points=16, rounds=7):
     point-token-evaluation is wall time / (Σ field evaluations × n). Evaluations are counted as performed: 12 per
     accepted step (stages 1..11 and the FSAL evaluation at y_new), 11 per rejected attempt (no FSAL), 3 more for
     a step whose interval holds sample times (dense output). Also recorded: the whole run's wall time and its
-    steps, so a change that lowers the cost per evaluation by evaluating more shows up."""
+    steps, so a change that lowers the cost per evaluation by evaluating more shows up, and scipy's evaluation
+    counts of its other embedded pairs on four of the points (:func:`pair_comparison`)."""
     from lsadyn.api import _batch_inputs, _PhasePointRun, _PhasePointRunScipy
     from lsadyn.compiled2d import field_floor
     from lsadyn.integrate import uniform_angles
@@ -201,7 +202,9 @@ def bench_tokens_2d(rows, n=1000, points=16, rounds=7):
             "token_run_over_floor_worst_round": float(np.max(round_ratios)),
             "token_evals_per_point": best[1] / points, "token_steps_per_point": best[2] / points,
             "token_run_seconds_16_points_n1000": best[0],
-            **{k: v for k, v in step_bounds().items() if k.startswith("token_")}}
+            **{k: v for k, v in step_bounds().items() if k.startswith("token_")},
+            # two points of each family (random A, V = I and A = I, random V), at the run's tolerances
+            **pair_comparison(coeffs, z0, [0, 1, half, half + 1], 1e-7, 1e-9)}
 
 
 def step_bounds() -> dict:
@@ -231,6 +234,55 @@ def step_bounds() -> dict:
             "step_arrays": arrays, "floor_arrays": 12 * 6,
             "token_step_flops_over_floor": flops / (12 * (field + sums)),
             "token_step_arrays_over_floor": arrays / (12 * 6)}
+
+
+#: scipy's other embedded Runge–Kutta pairs, compared with DOP853 by :func:`pair_comparison`
+OTHER_PAIRS = ("RK45", "RK23")
+
+
+def pair_arithmetic_bound(method: str) -> float:
+    """The arithmetic bound of :func:`step_bounds` (floating-point operations of one step over those of as many
+    floor evaluations as the step evaluates) for a scipy pair: ``"DOP853"`` (as :func:`step_bounds`) or an FSAL
+    pair with one error estimate (``"RK45"``: Dormand–Prince 5(4), 6 evaluations per step; ``"RK23"``:
+    Bogacki–Shampine 3(2), 3). Same model: the field 12 and 2 mean sums per evaluation, 2 multiply-adds per
+    nonzero stage coefficient, per component nnz(B) for S, 1 for y_new, nnz(E) for the error, ~8 for the scale and
+    the squared error."""
+    if method == "DOP853":
+        return step_bounds()["token_step_flops_over_floor"]
+    from scipy.integrate._ivp import rk
+
+    pair = getattr(rk, method)
+    evals = pair.n_stages  # stages 1..n_stages-1 and the FSAL evaluation at y_new
+    nnz = sum(int(np.count_nonzero(pair.A[s, :s])) for s in range(1, pair.n_stages))
+    per_eval = 12 + 2
+    flops = evals * per_eval + 2 * nnz + 2 * (int(np.count_nonzero(pair.B)) + 1 + int(np.count_nonzero(pair.E))) + 2 * 8
+    return flops / (evals * per_eval)
+
+
+def pair_comparison(coeffs, z0, points, rtol, atol, s_end=400.0) -> dict:
+    """Whether another embedded pair would make the d = 2 token run cheaper: scipy's own evaluation counts
+    (``solve_ivp``, phase-point field, one point at a time, to ``s_end``) of DOP853 and of :data:`OTHER_PAIRS` on
+    the parameter points ``points`` of ``coeffs``, at the token runs' tolerances. A pair's arithmetic per run
+    relative to DOP853's is its arithmetic bound per evaluation (:func:`pair_arithmetic_bound`) times its
+    evaluations over DOP853's: a pair with a lower bound per evaluation but more evaluations would meet a
+    per-evaluation target by making runs slower."""
+    from scipy.integrate import solve_ivp
+
+    from lsadyn.api import _take
+    from lsadyn.kuramoto import phase_point_field
+
+    y0 = np.concatenate([z0.real, z0.imag])
+    nfev = {}
+    for method in ("DOP853", *OTHER_PAIRS):
+        nfev[method] = sum(solve_ivp(phase_point_field, (0.0, s_end), y0, method=method, rtol=rtol, atol=atol,
+                                     args=(_take(coeffs, np.array([p])),)).nfev for p in points)
+    out = {"token_pairs_points": len(points), "token_pairs_rtol": rtol}
+    dop = pair_arithmetic_bound("DOP853")
+    for method in OTHER_PAIRS:
+        bound, evals = pair_arithmetic_bound(method), nfev[method] / nfev["DOP853"]
+        out.update({f"token_pair_{method}_flops_over_floor": bound, f"token_pair_{method}_evals_over_dop853": evals,
+                    f"token_pair_{method}_arithmetic_per_run_over_dop853": bound * evals / dop})
+    return out
 
 
 def _compiled_floor_batch(field_floor):

@@ -25,6 +25,19 @@ BEGIN = "<!-- speed:begin -->"
 END = "<!-- speed:end -->"
 
 
+def _pair_verdict(r: dict, pairs: list) -> str:
+    """What the recorded pair comparison says about the per-evaluation target (from the numbers, not typed)."""
+    dop = r["token_step_flops_over_floor"]
+    lower = [m for m in pairs if r[f"token_pair_{m}_flops_over_floor"] < dop]
+    if not lower:
+        return ": no other pair has a lower bound per evaluation"
+    cheaper = [m for m in lower if r[f"token_pair_{m}_arithmetic_per_run_over_dop853"] < 1]
+    if cheaper:
+        return f": {', '.join(cheaper)} would do less arithmetic per run than DOP853"
+    return (f": {', '.join(lower)} {'has' if len(lower) == 1 else 'have'} a lower bound per evaluation but more "
+            "arithmetic per run, so meeting the ratio that way would make the token runs slower")
+
+
 def _load(path: Path) -> dict:
     try:
         return json.loads(path.read_text())
@@ -99,6 +112,18 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
             f"| {_yes(r['token_run_over_floor'] <= 2)} |")
         lines.append(f"| the same through scipy's DOP853 (reference path) | | | {r['token_scipy_over_floor']:.3g}× "
                      "| | |")
+        names = {"RK45": "Dormand–Prince 5(4)", "RK23": "Bogacki–Shampine 3(2)"}
+        pairs = [m for m in names if f"token_pair_{m}_flops_over_floor" in r]
+        if pairs:
+            lines.append(
+                "| other embedded pairs, from their arithmetic bound per evaluation (as above) and scipy's evaluation "
+                f"counts against DOP853's on {r['token_pairs_points']} of the points at rtol {r['token_pairs_rtol']:.0e} "
+                "(`bench_core.pair_comparison`): "
+                + "; ".join(f"{m} ({names[m]}) {r[f'token_pair_{m}_flops_over_floor']:.3g}× per evaluation, "
+                            f"{r[f'token_pair_{m}_evals_over_dop853']:.3g}× the evaluations, so "
+                            f"{r[f'token_pair_{m}_arithmetic_per_run_over_dop853']:.3g}× DOP853's arithmetic per run"
+                            for m in pairs)
+                + _pair_verdict(r, pairs) + " | | | | | |")
     builds = _builds(pipe)
     for name, rec in builds.items():
         limit = 40 if name.startswith("quick") else 240
