@@ -14,7 +14,8 @@
 # %% [markdown]
 # # Persistence of the d = 2 behaviours (issue 12: C7 measured, C9 random weights, C10 β)
 # (a, b) Regime map, scenario × d, one marker per seed (colour and shape: the observed regime; filled: one
-# cluster or no cluster, open: an antipodal pair). (c) Rotation rate against the derived rate. (d) Oscillation
+# cluster or no cluster, open: an antipodal pair). (c) Rotation rate against the derived rate (rotation runs
+# just left of each d, saddle-rotate runs just right). (d) Oscillation
 # period per seed against d, beside the d = 2 seeds' range. (e) Random N(0, 1/d) weights: fraction of runs per regime. (f, g) β sweep.
 # (c, d, f, g): shape and colour = model (black circle LSA, purple square USA; no regime colour), fill = cluster shape as in (a, b); a run whose
 # regime differs from the scenario's d = 2 regime is labelled with its regime.
@@ -119,15 +120,18 @@ for j, model in enumerate(["lsa", "usa"]):
 ax = sub[1].add_subplot(gs_cd[0, 0])
 rot = dim[dim.rate_rel_err.notna()]
 SCEN_LS = {"rotation": "-", "saddle_rotate": ":"}  # scenario: line style (fill is the cluster shape, as in a, b)
+# scenario: side of each d (rotation just left, saddle rotate just right), so a marker tells its scenario
+SCEN_NUDGE = {"rotation": 10 ** -0.03, "saddle_rotate": 10 ** 0.03}
 for model in models:
     for sc, ls in SCEN_LS.items():
         g = rot[(rot.model == model) & (rot.scenario == sc)].sort_values("d")
         if len(g):
             err = np.maximum(g.rate_rel_err, 1e-12)
             med = err.groupby(g.d).median()
-            ax.plot(med.index, med.values, color=MODEL_COLOR[model], ls=ls, lw=0.7)
+            ax.plot(med.index * SCEN_NUDGE[sc], med.values, color=MODEL_COLOR[model], ls=ls, lw=0.7)
             for dd, e, shp in zip(g.d, err, g.cluster_shape):
-                ax.plot(dd, e, marker=MODEL_MARK[model], ls="", mfc=shape_face(model, shp), mec=MODEL_COLOR[model], ms=4)
+                ax.plot(dd * SCEN_NUDGE[sc], e, marker=MODEL_MARK[model], ls="", mfc=shape_face(model, shp),
+                        mec=MODEL_COLOR[model], ms=4)
 ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xticks(dvals, [str(d) for d in dvals])
@@ -139,8 +143,10 @@ ax.set_title("rotating runs: rate vs the derived rate\n"
 if len(rot):  # head room above the points for the legend
     lo, hi = np.nanmin(np.maximum(rot.rate_rel_err, 1e-12)), np.nanmax(np.maximum(rot.rate_rel_err, 1e-12))
     ax.set_ylim(lo / 3, hi * 3e3)
-ax.legend(handles=[Line2D([], [], color="0.3", ls=ls, lw=0.7, label=sc.replace("_", " ") + " (median over seeds)")
-                   for sc, ls in SCEN_LS.items()], fontsize=5.5, frameon=False, loc="upper left", ncol=1)
+ax.legend(handles=[Line2D([], [], color="0.3", ls=ls, lw=0.7,
+                          label=sc.replace("_", " ") + f" (median over seeds; markers {side} of each $d$)")
+                   for (sc, ls), side in zip(SCEN_LS.items(), ("left", "right"))],
+          fontsize=5.5, frameon=False, loc="upper left", ncol=1)
 panel_letter(ax, next(letters), x=-0.16)
 
 # (d) oscillation period against d, beside the d = 2 seeds' range (persistence.period_comparison: the period
