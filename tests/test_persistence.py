@@ -329,6 +329,12 @@ def test_the_table_carries_the_settled_flag_and_reports_unsettled_runs():
     assert "Runs not settled at t_max" in text and "2 of 2 runs not settled at t_max" in text
     rows = {r["id"]: r for r in P.claim_rows(table)}
     assert "2 not settled at t_max" in rows["C7-identity-lsa"]["note"]
+    # whatever their label, runs that had not settled count as undetermined: the row does not pass on them
+    row = rows["C7-identity-lsa"]
+    assert (row["n_tested"], row["n_agree"], row["pass"]) == (2, 0, False)
+    assert "2 undetermined (runs not settled at t_max count as undetermined, whatever their label)" in row["note"]
+    settled = {r["id"]: r for r in P.claim_rows(table.assign(settled=True))}["C7-identity-lsa"]
+    assert settled["n_agree"] == int((dim.regime == dim.expect).sum())
 
 
 def test_period_comparison_leaves_out_runs_that_had_not_settled():

@@ -229,7 +229,9 @@ def claims_offmanifold(om: pd.DataFrame, tol_n: float = 0.05, tol_linear: float 
 
 def claims_highdim(hd: pd.DataFrame) -> list[dict]:
     """Rows for C7, per model: (``C7-<model>``) the d = 2 regime of every scenario with a prediction
-    reappears in d dimensions (and the same run at tighter tolerances agrees, ``check_ok``);
+    reappears in d dimensions (and the same run at tighter tolerances agrees, ``check_ok``, and r(t) had settled
+    at t_max, ``settled``: a run still changing shows a transient, so it is counted as not determined whatever its
+    label, and the row does not pass on it);
     (``C7-shape-<model>``, informational) the clustered end states have the d = 2 shape, an antipodal pair
     (|mean token| < 1), or not (runs whose regime is ``undetermined`` are not end states and have no shape:
     excluded, and counted in the note);
@@ -239,13 +241,13 @@ def claims_highdim(hd: pd.DataFrame) -> list[dict]:
     shape_col = "cluster_shape" in hd
     for model, g in hd.groupby("model", sort=False):
         tested = g[g.expect != ""]
-        agree = tested[(tested.regime == tested.expect) & tested.check_ok.astype(bool)]
+        settled = tested.settled.astype(bool) if "settled" in tested else pd.Series(True, index=tested.index)
+        agree = tested[(tested.regime == tested.expect) & tested.check_ok.astype(bool) & settled]
         d = int(g.d.iloc[0])
-        settled = (lambda r: bool(r.settled)) if "settled" in g else (lambda r: True)
         details = "; ".join(f"{r.scenario}: {r.regime} (expected {r.expect}, tolerance check "
                             f"{'ok' if r.check_ok else 'FAILED'}"
-                            f"{'' if settled(r) else '; r(t) still changing at t_max: a transient'})"
-                            for r in tested.itertuples())
+                            f"{'' if ok else '; r(t) still changing at t_max: a transient, not counted as agreeing'})"
+                            for r, ok in zip(tested.itertuples(), settled))
         rows.append(_row(f"C7-{model}", f"d = 2 regimes reappear at d = {d} ({model.upper()}); cluster shape in "
                          f"C7-shape-{model}", f"particles-{model}", len(tested), len(agree),
                          len(tested) > 0 and len(agree) == len(tested), ev, details))

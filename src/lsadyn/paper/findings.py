@@ -188,7 +188,8 @@ def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]
                         + "; ".join(f"{r.scenario} {r.model.upper()}: {r.r_change_last_quarter:+.3f}{at(r)}"
                                     for r in moving.itertuples())
                         + "), so their r_final and period describe a transient, not a settled state; their label "
-                        "is that of the last window (a longer horizon would be needed for the limit: the config's "
+                        "is that of the last window, and row C7-<model> counts them as not agreeing (a longer "
+                        "horizon would be needed for the limit: the config's "
                         "highdim.scenarios.<name>.settle_horizon sets it per model)."))
         t["expect"] = t["expect"].replace("", "(no d = 2 prediction)")
         t = t.rename(columns={"horizon": "horizon (τ)"})  # drift_rate and period are per unit time t, not τ
