@@ -26,6 +26,17 @@ def test_token_rows_report_oscillation_unchanged_and_are_informational():
     assert "oscillate 2" in by["C1b-tokens"]["note"] and "{" not in by["C1b-tokens"]["note"]
 
 
+def test_token_rows_say_where_the_oscillating_runs_lie_and_how_close_to_clusters_they_end():
+    # runs on claim 1's boundary det A = 0 that end just short of |R2| = 1 with a small wobble: the note says where
+    # they are and their final |R2|, not only that they "keep oscillating"
+    g = _frame(["oscillate", "oscillate", "cluster_converge"], [0.003, 0.004, np.nan]).assign(
+        kind=["det_A=0", "det_A=0", "random"], abs_R2_ws=[0.997, 0.9987, 1.0], abs_R2_particles=[0.997, 0.9987, 1.0])
+    note = {r["id"]: r for r in _prediction_rows("C1a", "s", g, "cluster_converge", "ev", 0.05, n_tokens=200)}[
+        "C1a-ws"]["note"]
+    assert "2 runs keep oscillating (peak-to-peak of |R2| median 0.0035, max 0.004; |R2| at the end 0.997 to 0.9987; " \
+           "where: det_A=0 2; disagreements.csv gives each one's reason)" in note
+
+
 def _stability(discrepancies, eps, hyp=True):
     n = len(eps)
     return pd.DataFrame({"regime": ["r"] * n, "hypothesis": [hyp] * n, "statement": ["V = I"] * n, "eps": eps,

@@ -100,6 +100,18 @@ def test_regime_scatter_draws_hollow_points_open_and_keeps_one_filled_legend_ent
     plt.close(fig)
 
 
+def test_regime_scatter_draws_the_regime_with_fewest_open_points_on_top():
+    # fig_case1 (a'): one open oscillation triangle between open cluster circles at tr A = 0 was hidden under them
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    labels = ["interior_converge"] * 3 + ["cluster_converge"] * 2 + ["oscillate", "undetermined"]
+    plotting.regime_scatter(ax, range(7), range(7), labels, hollow=[True] * 7)
+    z = {tuple(map(float, c.get_offsets()[0])): c.get_zorder() for c in ax.collections if len(c.get_offsets())}
+    assert z[(0.0, 0.0)] < z[(3.0, 3.0)] < z[(5.0, 5.0)] < z[(6.0, 6.0)]  # interior < clusters < oscillate < undet.
+    plt.close(fig)
+
+
 @pytest.mark.parametrize("font_name", ["DejaVu Sans", "DejaVu Sans:bold", "DejaVu Sans:italic"])
 def test_pdf_font_subset_is_byte_identical_with_the_layout_tables_dropped_on_load(font_name):
     """save_figure's PDF fonts: removing GSUB, GPOS, GDEF (and the legacy kern table the subsetter drops when

@@ -40,8 +40,13 @@ def _amplitude_text(g, m):
     if not len(osc) or f"amplitude_{m}" not in g:
         return ""
     amp = osc[f"amplitude_{m}"].astype(float)
+    where = f"; where: {counts_text(osc.kind)}" if "kind" in osc else ""  # e.g. on claim 1's boundary det_A=0
+    end = ""
+    if f"abs_R2_{m}" in osc:
+        r = osc[f"abs_R2_{m}"].astype(float)
+        end = f"; |R2| at the end {np.nanmin(r):.4g} to {np.nanmax(r):.4g}"
     return (f"; {len(osc)} runs keep oscillating (peak-to-peak of |R2| median {np.nanmedian(amp):.3g}, "
-            f"max {np.nanmax(amp):.3g})")
+            f"max {np.nanmax(amp):.3g}{end}{where}; disagreements.csv gives each one's reason)")
 
 
 def _prediction_rows(cid, statement, g, prediction, evidence, max_undetermined, methods=METHODS, n_tokens=None):

@@ -77,7 +77,12 @@ def regime_scatter(ax, x, y, labels, size=9, edge=0.5, hollow=None):
     x, y = np.asarray(x), np.asarray(y)
     hollow = np.zeros(len(labels), bool) if hollow is None else np.asarray(hollow, bool)
     handles = []
-    for rank, (lab, st) in enumerate(REGIME_STYLE.items()):
+    # open markers: the regime with the fewest open points on top (zorder 2.6-2.9, below undetermined), so a few
+    # points never hide under many (open clusters were hidden under open diamonds in fig_case1, then an open
+    # oscillation triangle under open circles)
+    counts = {lab: int(((labels == lab) & hollow).sum()) for lab in REGIME_STYLE}
+    by_count = sorted(counts, key=lambda lab: -counts[lab])  # most first (lowest)
+    for lab, st in REGIME_STYLE.items():
         sel = labels == lab
         if not sel.any():
             continue
@@ -90,10 +95,10 @@ def regime_scatter(ax, x, y, labels, size=9, edge=0.5, hollow=None):
                                   label=st["label"], s=size, linewidths=edge))
         if (sel & hollow).any():  # larger than a filled marker (an outline reads smaller than a disc), white inside
             # (as fig_highdim's open markers) so that one drawn over filled markers of its colour stays open; above
-            # every filled marker, and the clustered regimes' above the others' (REGIME_STYLE order: open clusters
-            # were hidden under open diamonds in fig_case1)
+            # every filled marker, the regimes with fewer open points above those with more
             ax.scatter(x[sel & hollow], y[sel & hollow], facecolors="white", edgecolors=st["color"],
-                       marker=st["marker"], s=2.2 * size, linewidths=1.0, zorder=2.9 - 0.05 * rank)
+                       marker=st["marker"], s=2.2 * size, linewidths=1.0,
+                       zorder=2.6 + 0.05 * by_count.index(lab))
     return handles
 
 
