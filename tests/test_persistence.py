@@ -327,6 +327,9 @@ def test_the_table_carries_the_settled_flag_and_reports_unsettled_runs():
     assert not dim.settled.any()
     text = P.findings_paragraph(table)
     assert "Runs not settled at t_max" in text and "2 of 2 runs not settled at t_max" in text
+    # FINDINGS counts as the claims rows do: an unsettled run does not persist, it is undetermined
+    assert "0 of 2 runs keep it and had settled, not every run at d = 2" in text
+    assert "2 undetermined (2 of them labelled but not settled at t_max" in text
     rows = {r["id"]: r for r in P.claim_rows(table)}
     assert "2 not settled at t_max" in rows["C7-identity-lsa"]["note"]
     # whatever their label, runs that had not settled count as undetermined: the row does not pass on them

@@ -263,7 +263,10 @@ def d2_reference(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def persistence_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (scenario, model) of the ``dimension`` study: runs, runs in the d = 2 regime (column ``expect``), undetermined runs, runs not settled at t_max (``n_unsettled``: r(t) still changing, column ``settled``), the largest d up to which every run persists, cluster-shape counts of the
+    """Per (scenario, model) of the ``dimension`` study: runs, settled runs in the d = 2 regime (column ``expect``;
+    ``n_persist``), undetermined runs (label ``undetermined`` or not settled, as the claims rows count them), runs not
+    settled at t_max (``n_unsettled``: r(t) still changing, column ``settled``), the largest d up to which every run
+    persists and settled (0: not every run at the smallest d), cluster-shape counts of the
     clustered runs, the largest relative error of the rotation rate against :func:`plane_rotation_rate`, and
     the oscillation periods (:func:`period_comparison`: range over seeds per d, and the d > 2 whose settled
     range lies outside the settled d = 2 runs' range)."""
@@ -272,7 +275,8 @@ def persistence_summary(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (sc, m), g in dim.groupby(["scenario", "model"], sort=False):
         expect = g.expect.iloc[0]
-        ok = g.regime == expect
+        settled = settled_mask(g)
+        ok = (g.regime == expect) & settled  # as claim_rows: an unsettled run is not counted as keeping its regime
         per_d = g.assign(ok=ok).groupby("d").ok.all()
         broken = per_d[~per_d]
         holds_to = int(per_d.index.max()) if broken.empty else (
@@ -283,8 +287,8 @@ def persistence_summary(table: pd.DataFrame) -> pd.DataFrame:
         pr = period_ratio[(g.regime == "oscillate") & (g.d > 2)]
         pc = period_comparison(g)
         rows.append({"scenario": sc, "model": m, "expect": expect, "n_runs": len(g), "n_persist": int(ok.sum()),
-                     "n_undetermined": int((g.regime == "undetermined").sum()),
-                     "n_unsettled": int((~settled_mask(g)).sum()),
+                     "n_undetermined": int(((g.regime == "undetermined") | ~settled).sum()),
+                     "n_unsettled": int((~settled).sum()),
                      "d_values": " ".join(str(int(x)) for x in sorted(g.d.unique())),
                      "persists_up_to_d": holds_to,
                      "n_single": int((cl.cluster_shape == "single").sum()),
@@ -512,12 +516,17 @@ def findings_paragraph(table: pd.DataFrame) -> str:
     if table is None or not len(table):
         return ""
     s = persistence_summary(table)
-    lines = ["## Persistence across dimension, random weights and β", ""]
+    lines = ["## Persistence across dimension, random weights and β", "",
+             "Horizons in units of τ: LSA τ = 1/(β‖A‖₂‖V‖₂), USA τ = 1/(‖V‖₂ e^(β‖A‖₂)) (the highdim stage uses the "
+             "LSA τ for both models, so a USA horizon there is not the same time as here).", ""]
     if len(s):
         tot, per = int(s.n_runs.sum()), int(s.n_persist.sum())
         ds = sorted(int(x) for x in table[table.study == "dimension"].d.unique())
+        moving = int(s.n_unsettled.sum())
         lines.append(f"Dimension sweep (d in {{{', '.join(map(str, ds))}}}): {per} of {tot} runs keep their d = 2 "
-                     f"regime, {int(s.n_undetermined.sum())} undetermined.")
+                     f"regime and settled, {int(s.n_undetermined.sum())} undetermined"
+                     + (f" ({moving} of them labelled but not settled at t_max: counted as undetermined, as in the "
+                        "claims rows)" if moving else "") + ".")
         for r in s.itertuples():
             extra = ""
             if r.n_single + r.n_antipodal_pair:
@@ -539,10 +548,13 @@ def findings_paragraph(table: pd.DataFrame) -> str:
                               r.period_outside_d2) else "") + ") at d = " + ", ".join(r.period_not_compared.split()))
             if r.n_unsettled:
                 extra += f"; {r.n_unsettled} of {r.n_runs} runs not settled at t_max (a transient's r and period)"
-            hz = table[(table.study == "dimension") & (table.scenario == r.scenario) & (table.model == r.model)].horizon
-            hz = ", ".join(f"{h:g}" for h in sorted(hz.unique()))
+            g = table[(table.study == "dimension") & (table.scenario == r.scenario) & (table.model == r.model)]
+            hz = ", ".join(f"{h:g}" for h in sorted(g.horizon.unique()))
+            upto = (f", all up to d = {r.persists_up_to_d}" if r.persists_up_to_d == g.d.max() else
+                    f", every run up to d = {r.persists_up_to_d}" if r.persists_up_to_d else
+                    f", not every run at d = {int(g.d.min())}")
             lines.append(f"- {r.scenario} ({r.model.upper()}, d = 2 regime {r.expect}, horizon {hz} τ): {r.n_persist} "
-                         f"of {r.n_runs} runs persist, all up to d = {r.persists_up_to_d}{extra}")
+                         f"of {r.n_runs} runs keep it and had settled{upto}{extra}")
         if (s.period_by_d != "").any():
             lines += ["", ("The oscillation periods are those of the orbits the seeded tokens reach: at d = 2 the "
                       "linear-attention oscillation is a centre (closed orbits of the hidden Hamiltonian, claim C4), "
