@@ -35,7 +35,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from lsadyn.paper.io import load_table
-from lsadyn.paper.persistence import period_comparison, settled_mask
+from lsadyn.paper.persistence import RATE_TOL, period_comparison, settled_mask
 from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, panel_letter, save_figure, style
 
 try:
@@ -143,10 +143,12 @@ ax.set_title("rotating runs: rate vs the derived rate\n"
              r"(LSA $2\beta\sqrt{w^2-q^2}$; USA, one cluster, $2e^\beta\sqrt{w^2-q^2}$)")
 if len(rot):  # head room above the points for the legend
     lo, hi = np.nanmin(np.maximum(rot.rate_rel_err, 1e-12)), np.nanmax(np.maximum(rot.rate_rel_err, 1e-12))
-    ax.set_ylim(lo / 3, hi * 3e3)
+    ax.set_ylim(lo / 3, max(hi, RATE_TOL) * 3e3)
+ax.axhline(RATE_TOL, color="0.5", lw=0.6, ls="--", zorder=1)  # rows C7r hold below it
 ax.legend(handles=[Line2D([], [], color="0.3", ls=ls, lw=0.7,
                           label=sc.replace("_", " ") + f" (median over seeds; markers {side} of each $d$)")
-                   for (sc, ls), side in zip(SCEN_LS.items(), ("left", "right"))],
+                   for (sc, ls), side in zip(SCEN_LS.items(), ("left", "right"))]
+          + [Line2D([], [], color="0.5", ls="--", lw=0.6, label=f"tolerance of rows C7r ({RATE_TOL:g})")],
           fontsize=5.5, frameon=False, loc="upper left", ncol=1)
 panel_letter(ax, next(letters), x=-0.16)
 

@@ -415,7 +415,11 @@ def regime_changes(g: pd.DataFrame, expect: str) -> str:
 # ---------------------------------------------------------------------------------------------- claims
 
 
-def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: float = 1e-3) -> list:
+#: relative tolerance of a rotation rate against the derived rate in rows C7r (drawn in fig_persistence (c))
+RATE_TOL = 1e-3
+
+
+def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: float = RATE_TOL) -> list:
     """Claims rows (columns of :data:`lsadyn.paper.claims.COLUMNS`) from ``results/tables/persistence.csv``:
 
     * ``C7-<scenario>-<model>``: the fraction of (d, seed) runs in the scenario's d = 2 regime, with the
@@ -559,7 +563,8 @@ def findings_paragraph(table: pd.DataFrame) -> str:
             lines += ["", ("The oscillation periods are those of the orbits the seeded tokens reach: at d = 2 the "
                       "linear-attention oscillation is a centre (closed orbits of the hidden Hamiltonian, claim C4), "
                       "so the period belongs to the orbit, not to A, V alone, and differs between seeds and token "
-                      "counts; a period is read from the classified window of the horizon where the run was "
+                      "counts (the highdim stage's oscillation runs and the β sweep's, with other seeds or n, reach "
+                      "other orbits: their periods are not expected to equal these); a period is read from the classified window of the horizon where the run was "
                       "decided, so a run still approaching its orbit there gives that transient's period. A run "
                       f"counts as settled when the mean of r(t) over the last quarter of its run differs from the mean "
                       f"over the third quarter by at most {SETTLED_R_CHANGE:g} (the highdim stage's criterion, "
