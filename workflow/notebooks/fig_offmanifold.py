@@ -58,6 +58,12 @@ for n in ns:
     i = iid[iid.n == n]
     h_iid.append(ax.scatter(i.oa_distance, i.amplitude, s=14, facecolors="none", edgecolors=col[n], marker="s",
                             label=f"i.i.d., $n = {n}$"))
+# runs the decision procedure left undetermined (their amplitude is that of their last window): a cross on the marker
+und = df[df.regime_tokens != "oscillate"]
+h_und = []
+if len(und):
+    h_und.append(ax.scatter(und.oa_distance, und.amplitude, marker="x", color="0.2", s=16, linewidths=0.8, zorder=4,
+                            label=f"{', '.join(sorted(set(und.regime_tokens)))} run (its last window)"))
 k = float(np.dot(df.oa_distance, df.amplitude) / np.dot(df.oa_distance, df.oa_distance))
 x = np.array([0, df.oa_distance.max() * 1.1])
 (h_fit,) = ax.plot(x, k * x, color="0.3", lw=0.7, ls="--", label=f"amplitude $= {k:.2f}\\,D$")
@@ -69,7 +75,7 @@ ax.set_title(r"(a) oscillation amplitude against $D$")
 # below the axes: the fitted line runs from the origin to the top right, through any corner legend. Two columns
 # filled top to bottom (density | i.i.d.), so each row reads as plotted: density n, then i.i.d. n, n ascending,
 # the fit last; the markers are open so that the runs of every n at one D stay visible (the largest n filled)
-ax.legend(handles=[*h_dens, h_fit, *h_iid], fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2,
+ax.legend(handles=[*h_dens, h_fit, *h_iid, *h_und], fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2,
           frameon=False, columnspacing=1.5, handletextpad=0.3,
           title="density: one ring per $n$ at the same $D$ (largest $n$ filled)", title_fontsize=6)
 
