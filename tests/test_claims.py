@@ -1,6 +1,7 @@
 """The claims table: format (unique ids, booleans, plain-word notes), no relabelling, C6b's rule."""
 
 import numpy as np
+import pytest
 import pandas as pd
 
 from lsadyn.paper.cases import case1_oa_prediction
@@ -142,3 +143,25 @@ def test_highdim_row_does_not_pass_on_a_run_that_had_not_settled():
     assert "identity: cluster_converge (expected cluster_converge, tolerance check ok)" in row["note"]
     row = {r["id"]: r for r in claims_highdim(hd.assign(settled=True))}["C7-usa"]
     assert (row["n_agree"], row["pass"]) == (2, True)
+
+
+def test_c5b_note_states_tolerance_window_and_the_exact_law_fitted_on_the_same_points():
+    # the leading-order prefactor pi / (beta sqrt(2s)) drops sqrt(2s / (mu + s)): periods that follow the exact law
+    # pi / (beta sqrt(mu^2 - s^2)) fit a smaller prefactor over a window of mu - s that is not small; the note says so
+    from lsadyn.paper.claims import _bifurcation_rows
+    from lsadyn.paper.study import bifurcation_summary
+
+    s, beta = 0.5, 1.0
+    mu = np.concatenate([np.linspace(0.3, 0.49, 5), s + np.geomspace(1e-3, 1e-1, 8), [0.8, 1.2]])
+    period = np.where(mu > s, np.pi / (beta * np.sqrt(np.maximum(mu**2 - s**2, 1e-300))), np.nan)
+    sim = pd.DataFrame({"x": mu, "regime_oa": np.where(mu > s, "cluster_rotate", "cluster_converge"),
+                        "kind": np.where((mu > s) & (mu < 0.7), "near_threshold", "sweep"),
+                        "period_oa": period, "period_theory": period})
+    b = bifurcation_summary(sim, s, beta).iloc[0]
+    assert b.fit_prefactor == pytest.approx(b.exact_law_fit_prefactor, rel=1e-12)
+    assert b.exact_law_fit_prefactor < b.theory_prefactor
+    assert (b.fit_dmu_min, b.fit_dmu_max) == pytest.approx((1e-3, 1e-1))
+    (row,) = [r for r in _bifurcation_rows(pd.DataFrame([b])) if r["id"] == "C5b"]
+    assert row["pass"] is True
+    assert "(theory -0.5, tolerance 0.05) over mu - mu_c in [0.001, 0.1]" in row["note"]
+    assert "the exact law pi / (beta sqrt(mu^2 - s^2)) fitted on the same points gives" in row["note"]

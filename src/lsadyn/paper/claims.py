@@ -22,6 +22,9 @@ from .cases import case1_oa_prediction, matches, matrices
 from .claim_row import COLUMNS, counts_text
 from .claim_row import claim_row as _row
 
+#: C5b holds when the fitted exponent of the period near the saddle-node is within this of -1/2
+EXPONENT_TOL = 0.05
+
 METHODS = ("oa", "ws", "particles")
 #: How a method is named in row ids and the ``method`` column.
 METHOD_NAME = {"oa": "oa", "ws": "ws", "particles": "tokens"}
@@ -192,11 +195,16 @@ def _bifurcation_rows(bif):
                  "dphi/dt = 2 beta (mu - s sin phi))", "oa", 1, int(b.threshold_in_bracket),
                  bool(b.threshold_in_bracket), evb,
                  f"sweep bracket [{b.mu_converge_max:.4g}, {b.mu_rotate_min:.4g}] vs mu_c = {b.mu_c_theory:.4g}")]
-    ok_k = bool(abs(b.fit_exponent + 0.5) < 0.05)
+    ok_k = bool(abs(b.fit_exponent + 0.5) < EXPONENT_TOL)
+    exact = (f"; the exact law pi / (beta sqrt(mu^2 - s^2)) fitted on the same points gives exponent "
+             f"{b.exact_law_fit_exponent:.4f}, prefactor {b.exact_law_fit_prefactor:.4g} (the leading-order prefactor "
+             "drops the factor sqrt(2s / (mu + s)))" if "exact_law_fit_prefactor" in b else "")
+    window = (f" over mu - mu_c in [{b.fit_dmu_min:.3g}, {b.fit_dmu_max:.3g}]" if "fit_dmu_min" in b else "")
     rows.append(_row("C5b", "period ~ |mu - mu_c|^(-1/2) near the threshold", "oa", int(b.n_fit),
                      int(b.n_fit) if ok_k else 0, ok_k, evb,
-                     f"fitted exponent {b.fit_exponent:.4f} (theory -0.5), prefactor {b.fit_prefactor:.4g} "
-                     f"(theory {b.theory_prefactor:.4g})"))
+                     f"fitted exponent {b.fit_exponent:.4f} (theory -0.5, tolerance {EXPONENT_TOL:g}){window}, "
+                     f"prefactor {b.fit_prefactor:.4g} (leading-order theory pi / (beta sqrt(2s)) = "
+                     f"{b.theory_prefactor:.4g}){exact}"))
     ok_T = bool(b.period_max_rel_err < 1e-3)
     rows.append(_row("C5c", "period = pi / (beta sqrt(mu^2 - s^2)) above threshold", "oa", int(b.n_rotating),
                      int(b.n_rotating) if ok_T else 0, ok_T, evb, f"max relative error {b.period_max_rel_err:.2e}"))

@@ -238,6 +238,9 @@ def bifurcation_summary(sim: pd.DataFrame, s: float, beta: float) -> pd.DataFram
     if len(near) < 3:
         near = rot.nsmallest(5, "x")
     k, C = fit_power_law(near.x - s, near.period_oa) if len(near) >= 2 else (np.nan, np.nan)
+    # the exact period π/(β√(μ² − s²)) fitted on the same points: the leading-order prefactor π/(β√(2s)) drops the
+    # factor √(2s/(μ + s)), which the fit window's μ − s do not make negligible
+    k_exact, C_exact = (fit_power_law(near.x - s, near.period_theory) if len(near) >= 2 else (np.nan, np.nan))
     rel = np.abs(rot.period_oa / rot.period_theory - 1)
     return pd.DataFrame([{
         "mu_c_theory": s,
@@ -248,6 +251,10 @@ def bifurcation_summary(sim: pd.DataFrame, s: float, beta: float) -> pd.DataFram
         "fit_prefactor": C,
         "theory_exponent": -0.5,
         "theory_prefactor": np.pi / (beta * np.sqrt(2 * s)),
+        "exact_law_fit_exponent": k_exact,
+        "exact_law_fit_prefactor": C_exact,
+        "fit_dmu_min": float((near.x - s).min()) if len(near) else np.nan,
+        "fit_dmu_max": float((near.x - s).max()) if len(near) else np.nan,
         "n_fit": len(near),
         "period_max_rel_err": float(rel.max()) if len(rel) else np.nan,
         "n_rotating": len(rot),
