@@ -119,6 +119,10 @@ for i, sc in enumerate(scenarios):
                 ax.axvline(t.delta_min.iloc[0], color="0.35", lw=0.8, ls=(0, (4, 2)), zorder=1)
                 if t.delta_typ.iloc[0] <= dmax:
                     ax.axvline(t.delta_typ.iloc[0], color="0.35", lw=0.8, ls=":", zorder=1)
+                else:  # beyond the largest δ run: say where, rather than leave it out silently
+                    ax.text(0.98, 0.82, f"$\\delta_{{typ}}$ = {t.delta_typ.iloc[0]:.3g} →", transform=ax.transAxes,
+                            ha="right", va="center", fontsize=5.5, color="0.35", zorder=4,
+                            bbox=dict(fc="white", ec="none", pad=0.6, alpha=0.85))
         else:
             bits = sorted(table[(table.d == d) & (table.kind == "quantise")].bits.unique())
             ax.set_xticks(bits)
@@ -147,7 +151,7 @@ for i, sc in enumerate(scenarios):
     axes[i, 0].set_ylabel(sc.replace("_", " ") + "\nfraction kept", fontsize=7)
 handles = [Line2D([], [], color=MODEL_STYLE[m]["color"], ls=MODEL_STYLE[m]["ls"], marker=MODEL_STYLE[m]["marker"],
                   ms=MODEL_STYLE[m]["ms"], lw=0.9, label=f"{m.upper()} ({'left' if DODGE[m] < 0 else 'right'} of "
-                  "each level)") for m in models if m in MODEL_STYLE]
+                  "each δ or b)") for m in models if m in MODEL_STYLE]
 handles += [Line2D([], [], color="k", marker="o", mfc="white", ls="", ms=4, label="open: some runs undetermined (not kept)"),
             Line2D([], [], color="k", marker="x", ls="", ms=6, mew=0.8,
                    label="fraction predicted to keep it, of the runs with a prediction (eigenvalue criterion)"),
