@@ -29,6 +29,19 @@ def test_tokens_short_of_the_clustered_state_say_what_the_run_showed():
     assert "det A = 0" not in disagreement_reason(_row(kind="random"), 1000)
 
 
+def test_an_undecided_oa_run_is_not_called_multistability():
+    # OA from the near-uniform starts undecided within its budget, OA from the tokens' own R2(0) clustered like the
+    # tokens: a slow approach, not a second attractor; a decided, different OA label is initial-condition dependence
+    row = _row(regime_oa="undetermined", regime_ws="cluster_converge", regime_particles="cluster_converge",
+               regime_oa_token_start="cluster_converge", note_oa="r still rising at the budget")
+    reason = disagreement_reason(row, 1000)
+    assert reason.split(":")[0] == "OA undecided from the near-uniform starts" and "multistability" not in reason
+    assert "r still rising at the budget" in reason and "reaches cluster_converge, as the tokens do" in reason
+    row = _row(regime_oa="interior_converge", regime_ws="cluster_converge", regime_particles="cluster_converge",
+               regime_oa_token_start="cluster_converge")
+    assert disagreement_reason(row, 1000).startswith("initial-condition dependence (multistability)")
+
+
 def test_interior_limit_reason_without_amplitudes_warns_nothing():
     row = _row(regime_oa="interior_converge", amplitude_ws=np.nan, amplitude_particles=np.nan)
     with warnings.catch_warnings():

@@ -101,6 +101,13 @@ def disagreement_reason(row, n_tokens: int) -> str:
     """Why the three methods (or the claim) disagree on one point, from what the row shows."""
     labels = {row.regime_oa, row.regime_ws, row.regime_particles}
     token_start = getattr(row, "regime_oa_token_start", "")
+    if (token_start and token_start != "undetermined" and row.regime_oa == "undetermined"
+            and token_start == row.regime_particles):
+        # not a second attractor: the near-uniform starts were still on their way (undecided is not a regime)
+        note = getattr(row, "note_oa", "")
+        return (f"OA undecided from the near-uniform starts: not decided within its budget"
+                + (f" ({note})" if note else "") + f"; OA started from the tokens' own R2(0) reaches {token_start}, "
+                "as the tokens do")
     if token_start and token_start != row.regime_oa and token_start == row.regime_particles:
         return ("initial-condition dependence (multistability): OA started from the tokens' own R2(0) "
                 f"reaches {token_start}, as the tokens do")
