@@ -73,9 +73,13 @@ if "cluster_rotate" in regimes:
     phase = np.unwrap(np.angle(R2))
     part = np.unwrap(np.angle(traj["R2_particles"][i]))
     ax3.plot(t, phase - phase[0], color=REGIME_STYLE["cluster_rotate"]["color"], label=r"OA, $\arg R_2$")
-    ax3.plot(t, part - part[0], color="k", lw=0.6, ls=":", label="$n$ tokens")
     # the rate 2βμ√σ is derived on |R2| = 1: anchor the line where the OA solution reaches it
     on = np.flatnonzero(1 - np.abs(R2) <= 1e-2)
+    # the tokens' arg R2 before the clusters form is that of a small, nearly random R2 (|R2(0)| ~ 1/sqrt(n)): its
+    # early turns shift the whole curve; drawn through the OA curve at t1, so the rates after t1 compare directly
+    shift = (phase[on[0]] - phase[0]) - (part[on[0]] - part[0]) if on.size else 0.0
+    ax3.plot(t, part - part[0] + shift, color="k", lw=0.6, ls=":",
+             label="$n$ tokens" + (r" (shifted to meet OA at $t_1$)" if on.size else ""))
     if on.size:
         k = on[0]
         tt = t[k:]
@@ -85,7 +89,8 @@ if "cluster_rotate" in regimes:
     ax3.set_xlabel("$t$")
     ax3.set_ylabel(r"$\arg R_2(t) - \arg R_2(0)$" "\n(unwrapped)")
     # below the axes: inside, the long theory label ran over the curves (the trial's t = 8-11)
-    ax3.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.42), ncol=2, frameon=False,
+    # one column: side by side, the two long labels were wider than the figure and shrank every panel
+    ax3.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.42), ncol=1, frameon=False,
                columnspacing=1.0, handlelength=1.8)
     panel_letter(ax3, "c", left_of_ylabel=True)
 # letters left of the y labels, lined up: (c)'s two-line label is taller than its panel and reaches above it, and
