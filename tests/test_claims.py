@@ -1,8 +1,8 @@
 """The claims table: format (unique ids, booleans, plain-word notes), no relabelling, C6b's rule."""
 
 import numpy as np
-import pytest
 import pandas as pd
+import pytest
 
 from lsadyn.paper.cases import case1_oa_prediction
 from lsadyn.paper.claims import COLUMNS, claims_highdim, claims_stability, claims_table, slope_with_interval

@@ -77,8 +77,8 @@ def regime_scatter(ax, x, y, labels, size=9, edge=0.5, hollow=None):
     x, y = np.asarray(x), np.asarray(y)
     hollow = np.zeros(len(labels), bool) if hollow is None else np.asarray(hollow, bool)
     handles = []
-    # open markers: the regime with the fewest open points on top (zorder 2.6-2.9, below undetermined), so a few
-    # points never hide under many (open clusters were hidden under open diamonds in fig_case1, then an open
+    # open markers: the regime with the fewest open points on top (zorder 2.6-2.8, below undetermined at 3), so a
+    # few points never hide under many (open clusters were hidden under open diamonds in fig_case1, then an open
     # oscillation triangle under open circles)
     counts = {lab: int(((labels == lab) & hollow).sum()) for lab in REGIME_STYLE}
     by_count = sorted(counts, key=lambda lab: -counts[lab])  # most first (lowest)

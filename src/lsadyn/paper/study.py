@@ -105,7 +105,7 @@ def disagreement_reason(row, n_tokens: int) -> str:
             and token_start == row.regime_particles):
         # not a second attractor: the near-uniform starts were still on their way (undecided is not a regime)
         note = getattr(row, "note_oa", "")
-        return (f"OA undecided from the near-uniform starts: not decided within its budget"
+        return ("OA undecided from the near-uniform starts: not decided within its budget"
                 + (f" ({note})" if note else "") + f"; OA started from the tokens' own R2(0) reaches {token_start}, "
                 "as the tokens do")
     if token_start and token_start != row.regime_oa and token_start == row.regime_particles:
