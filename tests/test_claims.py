@@ -139,7 +139,7 @@ def test_highdim_row_does_not_pass_on_a_run_that_had_not_settled():
     row = {r["id"]: r for r in claims_highdim(hd)}["C7-usa"]
     assert (row["n_tested"], row["n_agree"], row["pass"]) == (2, 1, False)
     assert ("oscillation: oscillate (expected oscillate, tolerance check ok; r(t) still changing at t_max: a "
-            "transient, not counted as agreeing)") in row["note"]
+            "transient, undetermined (not counted as agreeing))") in row["note"]
     assert "identity: cluster_converge (expected cluster_converge, tolerance check ok)" in row["note"]
     row = {r["id"]: r for r in claims_highdim(hd.assign(settled=True))}["C7-usa"]
     assert (row["n_agree"], row["pass"]) == (2, True)
@@ -165,3 +165,19 @@ def test_c5b_note_states_tolerance_window_and_the_exact_law_fitted_on_the_same_p
     assert row["pass"] is True
     assert "(theory -0.5, tolerance 0.05) over mu - mu_c in [0.001, 0.1]" in row["note"]
     assert "the exact law pi / (beta sqrt(mu^2 - s^2)) fitted on the same points gives" in row["note"]
+
+
+def test_c4b_note_counts_both_regions_where_the_claim_as_worded_fails():
+    # (v11, v12): (-2, 1) worded oscillate, derived converge; (0.5, 1) both oscillate; (1, -2): worded converge
+    # (v11 >= v12), derived oscillate (|v11| < |v12|); (2, 1) both converge
+    from lsadyn.paper.claims import _case4_rows
+
+    c4 = pd.DataFrame({"x": [-2.0, 0.5, 1.0, 2.0], "y": [1.0, 1.0, -2.0, 1.0],
+                       "prediction": ["oscillate", "oscillate", "cluster_converge", "cluster_converge"],
+                       "prediction_corrected": ["cluster_converge", "oscillate", "oscillate", "cluster_converge"],
+                       "regime_oa": ["cluster_converge", "oscillate", "oscillate", "cluster_converge"]})
+    rows = {r["id"]: r for r in _case4_rows(c4, {"H_rel_drift": np.array([1e-9])}, 0.05)}
+    assert rows["C4b"]["pass"] is True and rows["C4a-oscillate"]["pass"] is False
+    note = rows["C4b"]["note"]
+    assert "(v11 < -|v12|): 1 grid points, observed cluster_converge 1" in note
+    assert "(v11 >= v12, |v11| < |v12|): 1 grid points, observed oscillate 1" in note

@@ -426,7 +426,8 @@ def test_beta_sweep_settle_horizon_lengthens_its_scenario_at_every_beta_and_mode
 
 def test_lsa_beta_row_checks_an_oscillations_period_times_beta():
     """C10-lsa: β only rescales LSA's time, so a settled oscillation's period·β is the same at every β (as a
-    rotation's rate/β is); a period that does not scale fails the row, an unsettled run's period is left out."""
+    rotation's rate/β is); a period that does not scale fails the row, an unsettled run's period is left out and,
+    as in rows C7, the run is undetermined: the row does not pass on it."""
     rows = [dict(study="beta", scenario="oscillation", expect="oscillate", model="lsa", d=8, seed=1, beta=b,
                  regime="oscillate", rate=0.5 * b, period=4.8 / b, rate_rel_err=np.nan, r_change_last_quarter=0.0,
                  settled=True, cluster_shape="none", r_min=0.2, r_max=0.6) for b in (0.5, 1.0, 2.0)]
@@ -438,7 +439,10 @@ def test_lsa_beta_row_checks_an_oscillations_period_times_beta():
     assert not P.claim_rows(off)[0]["pass"]
     transient = off.assign(settled=[True, True, False], r_change_last_quarter=[0.0, 0.0, 0.05])
     (row,) = P.claim_rows(transient)
-    assert row["pass"] and "(2 settled oscillating runs" in row["note"]
+    assert not row["pass"] and row["n_agree"] == 2 and "(2 settled oscillating runs" in row["note"]
+    assert "runs not settled at t_max are undetermined, not counted as keeping the regime; 1 not settled" in row["note"]
+    (row,) = P.claim_rows(transient.assign(period=4.8 / transient.beta))  # the settled runs scale: still undetermined
+    assert not row["pass"] and "period * beta relative spread 0.0e+00" in row["note"]
 
 
 def test_findings_beta_list_gives_a_rotations_rate_and_an_oscillations_period():

@@ -174,8 +174,8 @@ reached = tested[tested.regime == tested.expect]
 moving = int((~reached.settled).sum()) if "settled" in reached.columns else 0
 fig.suptitle(f"C7: embedded $d = 2$ scenarios at $d = {d}$:\n{len(reached) - moving} of "
              f"{len(tested)} runs with a $d = 2$ prediction reach it (LSA and USA)"
-             + (f"\n{moving} more end{'s' if moving == 1 else ''} in it with r still changing at $t_{{\\max}}$: "
-                "a transient, not counted" if moving else "") + "\n"
+             + (f"\nof the {len(tested)}, {moving} end{'s' if moving == 1 else ''} in it with r "
+                "still changing at $t_{\\max}$: a transient, not counted" if moving else "") + "\n"
              r"$M = (1/n)\,\sum_j x_j x_j^{\top}$ (tokens' second moment), "
              r"$r = (d\,\lambda_{\max}(M) - 1)/(d - 1)$", fontsize=7)
 save_figure(fig, PDF, PNG, DPI)

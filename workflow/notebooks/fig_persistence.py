@@ -190,7 +190,7 @@ ax.set_xlabel("token dimension $d$")
 ax.set_ylabel("period (units of $t$)")
 ax.set_title("oscillating runs, one marker per seed; band or dotted line:\nthe settled $d = 2$ seeds' range; d whose settled runs all\nlie outside it: "
              + ("; ".join(outside) if outside else "no oscillating run"))
-ax.legend(fontsize=6, frameon=False)
+# no legend inside (d): its markers sat on the d = 2 column and read as data; the (c, d) legend below says LSA / USA
 panel_letter(ax, next(letters), x=-0.14)
 
 # (e) random weights
@@ -285,6 +285,9 @@ for col, sc in enumerate(["rotation", "oscillation"]):
 
         what = "; ".join(f"{m.upper()} changes regime at β = " + _at(changes[changes.model == m])
                          for m in models if (changes.model == m).any()) or "no regime change"
+        moving = int((~g.settled).sum())  # as rows C10: a run not settled at t_max (+) is undetermined
+        if moving:
+            what += f" among settled runs; {moving} not settled (+)"
         ax.set_title(f"C10, {sc}, $d = {int(g.d.iloc[0])}$:\n{what}")
     ax.set_xlabel(r"inverse temperature $\beta$")
     panel_letter(ax, next(letters), x=-0.14)
@@ -319,7 +322,7 @@ if present:
     sub[2].legend(handles=bar_handles, loc="outside lower center", ncol=len(bar_handles), fontsize=6, frameon=False,
                   title="(e): regime", title_fontsize=6, handlelength=2.6, handleheight=1.5)
 d_max = max(dvals) if dvals else 0
-# a run not settled at t_max (+) shows a transient: not counted as keeping its regime (claims rows C7-<scenario>-<model>)
+# a run not settled at t_max (+) shows a transient: not counted as keeping its regime (rows C7-<scenario>-<model>)
 keep = dim.regime == dim.expect
 fig.suptitle(f"C7 measured: runs keeping their scenario's $d = 2$ regime, $d = 2$ to {d_max}: "
              f"{int((keep & dim.settled).sum())} of {len(dim)} (LSA and USA)"

@@ -22,6 +22,8 @@ from .cases import case1_oa_prediction, matches, matrices
 from .claim_row import COLUMNS, counts_text
 from .claim_row import claim_row as _row
 
+#: what a C7 row's note says of a run whose r(t) had not settled at t_max
+UNSETTLED_NOTE = "; r(t) still changing at t_max: a transient, undetermined (not counted as agreeing)"
 #: C5b holds when the fitted exponent of the period near the saddle-node is within this of -1/2
 EXPONENT_TOL = 0.05
 
@@ -174,13 +176,15 @@ def _case4_rows(c4, orbits, max_undetermined):
                      ok, ev4, f"observed {counts_text(conv.regime_oa)}; {und} undetermined, {wrong} contradicting"))
     cor = c4[c4.prediction_corrected != ""]
     agree, und, wrong, ok = _tally(list(cor.regime_oa), list(cor.prediction_corrected), max_undetermined)
-    counter = c4[(c4.x < c4.y) & (c4.x.abs() > c4.y.abs())]
+    counter = c4[(c4.x < c4.y) & (c4.x.abs() > c4.y.abs())]  # worded: oscillate; derived: converge
+    counter_up = c4[(c4.x >= c4.y) & (c4.x.abs() < c4.y.abs())]  # worded: converge; derived: oscillate
     ties = c4[c4.prediction_corrected == ""]
     rows.append(_row("C4b", "derived: oscillation iff |v11| < |v12| (interior centre of the conserved H), convergence "
                      "to clusters iff |v11| > |v12|; the boundary is both diagonals v11 = +-v12", "oa", len(cor), agree,
                      ok, ev4, f"{und} undetermined, {wrong} contradicting; as-worded counterexamples (v11 < -|v12|): "
-                     f"{len(counter)} grid points, observed {counts_text(counter.regime_oa)}; {len(ties)} grid points "
-                     f"on the diagonals (no prediction)"))
+                     f"{len(counter)} grid points, observed {counts_text(counter.regime_oa)}; (v11 >= v12, |v11| < "
+                     f"|v12|): {len(counter_up)} grid points, observed {counts_text(counter_up.regime_oa)}; "
+                     f"{len(ties)} grid points on the diagonals (no prediction)"))
     drift = float(np.max(orbits["H_rel_drift"]))
     rows.append(_row("C4c", "H = (v12 (1 + |R2|^2) + 2 v11 Im R2) / (1 - |R2|^2)^2 is conserved along OA orbits",
                      "oa", len(orbits["H_rel_drift"]), int((orbits["H_rel_drift"] < 1e-6).sum()), drift < 1e-6,
@@ -259,7 +263,7 @@ def claims_highdim(hd: pd.DataFrame) -> list[dict]:
         d = int(g.d.iloc[0])
         details = "; ".join(f"{r.scenario}: {r.regime} (expected {r.expect}, tolerance check "
                             f"{'ok' if r.check_ok else 'FAILED'}"
-                            f"{'' if ok else '; r(t) still changing at t_max: a transient, not counted as agreeing'})"
+                            f"{'' if ok else UNSETTLED_NOTE})"
                             for r, ok in zip(tested.itertuples(), settled))
         rows.append(_row(f"C7-{model}", f"d = 2 regimes reappear at d = {d} ({model.upper()}); cluster shape in "
                          f"C7-shape-{model}", f"particles-{model}", len(tested), len(agree),

@@ -188,9 +188,9 @@ def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]
                         + "; ".join(f"{r.scenario} {r.model.upper()}: {r.r_change_last_quarter:+.3f}{at(r)}"
                                     for r in moving.itertuples())
                         + "), so their r_final and period describe a transient, not a settled state; their label "
-                        "is that of the last window, and row C7-<model> counts them as not agreeing (a longer "
-                        "horizon would be needed for the limit: the config's "
-                        "highdim.scenarios.<name>.settle_horizon sets it per model)."))
+                        "is that of the last window, and row C7-<model> counts them as undetermined (not as "
+                        "agreeing). A longer horizon may settle them (highdim.scenarios.<name>.settle_horizon sets "
+                        "it per model); the config's comments say what longer runs showed."))
         t["expect"] = t["expect"].replace("", "(no d = 2 prediction)")
         t = t.rename(columns={"horizon": "horizon (τ)"})  # drift_rate and period are per unit time t, not τ
         out.append(("Every run (results/tables/highdim.csv)", t))

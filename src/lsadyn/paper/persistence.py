@@ -482,7 +482,11 @@ def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: fl
     bs = table[table.study == "beta"]
     for (sc, m), g in bs.groupby(["scenario", "model"], sort=False):
         expect = g.expect.iloc[0]
-        agree = int((g.regime == expect).sum())
+        settled = settled_mask(g)  # as rows C7: a run not settled at t_max is undetermined, not counted as keeping it
+        agree = int(((g.regime == expect) & settled).sum())
+        moving = int((~settled).sum())
+        undetermined = ("; runs not settled at t_max are undetermined, not counted as keeping the regime"
+                        if moving else "")
         betas = ", ".join(f"{b:g}" for b in sorted(g.beta.unique()))
         d = int(g.d.iloc[0])
         changes = regime_changes(g, expect)
@@ -493,18 +497,18 @@ def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: fl
             spread = float(np.ptp(rot.rate / rot.beta) / np.mean(rot.rate / rot.beta)) if len(rot) else np.nan
             pspread = float(np.ptp(osc.period * osc.beta) / np.mean(osc.period * osc.beta)) if len(osc) else np.nan
             same = g.regime.nunique() == 1
-            ok = same and (not len(rot) or spread < 1e-3) and (not len(osc) or pspread < 1e-3)
+            ok = same and bool(settled.all()) and (not len(rot) or spread < 1e-3) and (not len(osc) or pspread < 1e-3)
             note = (f"regimes {_counts(g.regime)} over beta in {{{betas}}}"
                     + (f"; rate / beta relative spread {spread:.1e}" if len(rot) else "")
                     + (f"; period * beta relative spread {pspread:.1e} ({len(osc)} settled oscillating runs, "
                        f"period * beta {np.median(osc.period * osc.beta):.4g})" if len(osc) else "")
-                    + (f"; changes: {changes}" if changes else "") + _unsettled_note(g))
+                    + (f"; changes: {changes}" if changes else "") + undetermined + _unsettled_note(g))
             rows.append(_row(f"C10-lsa-{sc}", f"{sc} at d = {d} (LSA): beta only rescales time (one regime at every "
                              "beta; a rotation's rate proportional to beta, an oscillation's period to 1/beta; beyond "
                              "the paper)", "batch-lsa", len(g), agree, ok, ev, note, informational=True))
         else:
             note = f"observed {_counts(g.regime)} over beta in {{{betas}}}; " + (
-                f"regime changes at {changes}" if changes else "no change")
+                f"regime changes at {changes}" if changes else "no change") + undetermined
             rot = g[g.rate_rel_err.notna()]
             if len(rot):
                 note += f"; rotation rate vs 2 e^beta sqrt(w^2 - q^2): max relative error {rot.rate_rel_err.max():.2e}"
