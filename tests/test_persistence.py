@@ -344,7 +344,8 @@ def test_period_comparison_leaves_out_runs_that_had_not_settled():
     g = pd.DataFrame({"d": [2, 2, 3, 3, 100, 100], "regime": ["oscillate"] * 6,
                       "period": [4.69, 4.73, 4.71, 4.74, 5.75, 5.82], "settled": [True, True, True, False, False, False]})
     out = P.period_comparison(g)
-    assert out["period_by_d"] == "d = 2: 4.69-4.73; d = 3: 4.71-4.74 (1 of 2 not settled); d = 100: 5.75-5.82 (2 of 2 not settled)"
+    assert out["period_by_d"] == ("d = 2: 4.69-4.73; d = 3: 4.71 (1 of 2 not settled: 4.74); "
+                                  "d = 100: none settled (2 of 2 not settled: 5.75, 5.82)")
     assert out["period_outside_d2"] == "" and out["period_within_d2"] == "3" and out["period_not_compared"] == "100"
     settled = P.period_comparison(g.assign(settled=True))  # the same values, settled: d = 100 is outside
     assert settled["period_outside_d2"] == "100" and settled["period_not_compared"] == ""

@@ -307,8 +307,9 @@ def settled_mask(g: pd.DataFrame) -> pd.Series:
 
 def period_comparison(g: pd.DataFrame) -> dict:
     """Oscillation periods (physical time) of the oscillating runs of one (scenario, model) of the
-    ``dimension`` study: ``period_by_d`` ('d = 2: 2.34-4.42; d = 3: 4.03-4.23 (1 of 2 not settled); …', min-max
-    over seeds, with the runs whose r(t) was still changing at t_max counted), ``period_outside_d2`` (the d > 2
+    ``dimension`` study: ``period_by_d`` ('d = 2: 2.34-4.42; d = 3: 4.03 (1 of 2 not settled: 4.23); …', min-max
+    over the settled seeds, the periods of runs whose r(t) was still changing at t_max given apart, as a
+    transient's), ``period_outside_d2`` (the d > 2
     whose settled runs' whole seed range lies outside the settled d = 2 runs' range, space separated; '' when
     none), ``period_within_d2`` (the d > 2 whose settled range overlaps it) and ``period_not_compared`` (the d > 2
     with no settled oscillating run, or every d > 2 when no d = 2 run settled: their periods are a transient's).
@@ -322,10 +323,15 @@ def period_comparison(g: pd.DataFrame) -> dict:
     osc = osc.assign(settled_=settled_mask(osc))
     parts = []
     for d, gd in osc.groupby("d"):
-        lo, hi = gd.period.min(), gd.period.max()
-        moving = int((~gd.settled_).sum())
-        parts.append(f"d = {int(d)}: " + (f"{lo:.3g}" if np.isclose(lo, hi, rtol=5e-3) else f"{lo:.3g}-{hi:.3g}")
-                     + (f" ({moving} of {len(gd)} not settled)" if moving else ""))
+        still = gd[gd.settled_]
+        moving = gd[~gd.settled_]
+        text = "none settled"
+        if len(still):
+            lo, hi = still.period.min(), still.period.max()
+            text = f"{lo:.3g}" if np.isclose(lo, hi, rtol=5e-3) else f"{lo:.3g}-{hi:.3g}"
+        parts.append(f"d = {int(d)}: {text}" + (f" ({len(moving)} of {len(gd)} not settled: "
+                                                 + ", ".join(f"{v:.3g}" for v in sorted(moving.period)) + ")"
+                                                 if len(moving) else ""))
     out["period_by_d"] = "; ".join(parts)
     rng = osc[osc.settled_].groupby("d").period.agg(["min", "max"])
     higher_d = sorted(int(d) for d in osc.d.unique() if d > 2)
@@ -542,7 +548,7 @@ def findings_paragraph(table: pd.DataFrame) -> str:
             if r.n_rate_compared:
                 extra += f"; rate vs derived: max relative error {r.rate_max_rel_err:.1e}"
             if r.period_by_d:
-                extra += f"; period (physical time, min-max over seeds) {r.period_by_d}"
+                extra += f"; period (physical time, min-max over the settled seeds) {r.period_by_d}"
                 if r.period_within_d2 or r.period_outside_d2:
                     within = ", ".join(r.period_within_d2.split())
                     outside = ", ".join(r.period_outside_d2.split())
