@@ -326,6 +326,6 @@ d_max = max(dvals) if dvals else 0
 keep = dim.regime == dim.expect
 fig.suptitle(f"C7 measured: runs keeping their scenario's $d = 2$ regime, $d = 2$ to {d_max}: "
              f"{int((keep & dim.settled).sum())} of {len(dim)} (LSA and USA)"
-             + (f"\n{int((keep & ~dim.settled).sum())} more end in it with r(t) still changing at $t_{{max}}$ (+): "
-                "a transient, not counted" if (keep & ~dim.settled).any() else ""), fontsize=8)
+             + (f"\nof the {len(dim)}, {int((keep & ~dim.settled).sum())} end in it with r(t) still changing at "
+                "$t_{max}$ (+): a transient, not counted" if (keep & ~dim.settled).any() else ""), fontsize=8)
 save_figure(fig, PDF, PNG, DPI)
