@@ -35,7 +35,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from lsadyn.paper.io import load_table
-from lsadyn.paper.persistence import RATE_TOL, period_comparison, settled_mask
+from lsadyn.paper.persistence import RATE_TOL, kept_undetermined, period_comparison, settled_mask
 from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, panel_letter, save_figure, style
 
 try:
@@ -93,7 +93,7 @@ letters = iter("abcdefgh")
 for j, model in enumerate(["lsa", "usa"]):
     ax = sub[0].add_subplot(gs_ab[0, j])
     g = dim[dim.model == model]
-    n_ok = int(((g.regime == g.expect) & g.settled).sum())  # settled runs only, as the suptitle
+    n_ok = int(kept_undetermined(g, g.expect)[0].sum())  # settled runs only, as rows C7 and the suptitle
     for yi, sc in enumerate(scen):
         for xi, d in enumerate(dvals):
             cell = g[(g.scenario == sc) & (g.d == d)].sort_values("seed")
@@ -323,9 +323,10 @@ if present:
                   title="(e): regime", title_fontsize=6, handlelength=2.6, handleheight=1.5)
 d_max = max(dvals) if dvals else 0
 # a run not settled at t_max (+) shows a transient: not counted as keeping its regime (rows C7-<scenario>-<model>)
-keep = dim.regime == dim.expect
+kept = kept_undetermined(dim, dim.expect)[0]
+labelled_moving = (dim.regime == dim.expect) & ~dim.settled  # labelled as at d = 2, not settled
 fig.suptitle(f"C7 measured: runs keeping their scenario's $d = 2$ regime, $d = 2$ to {d_max}: "
-             f"{int((keep & dim.settled).sum())} of {len(dim)} (LSA and USA)"
-             + (f"\nof the {len(dim)}, {int((keep & ~dim.settled).sum())} end in it with r(t) still changing at "
-                "$t_{max}$ (+): a transient, not counted" if (keep & ~dim.settled).any() else ""), fontsize=8)
+             f"{int(kept.sum())} of {len(dim)} (LSA and USA)"
+             + (f"\nof the {len(dim)}, {int(labelled_moving.sum())} end in it with r(t) still changing at "
+                "$t_{max}$ (+): a transient, not counted" if labelled_moving.any() else ""), fontsize=8)
 save_figure(fig, PDF, PNG, DPI)

@@ -21,6 +21,7 @@ import pandas as pd
 from .cases import case1_oa_prediction, matches, matrices
 from .claim_row import COLUMNS, counts_text
 from .claim_row import claim_row as _row
+from .persistence import kept_undetermined
 
 #: what a C7 row's note says of a run whose r(t) had not settled at t_max
 UNSETTLED_NOTE = "; r(t) still changing at t_max: a transient, undetermined (not counted as agreeing)"
@@ -258,8 +259,8 @@ def claims_highdim(hd: pd.DataFrame) -> list[dict]:
     shape_col = "cluster_shape" in hd
     for model, g in hd.groupby("model", sort=False):
         tested = g[g.expect != ""]
-        settled = tested.settled.astype(bool) if "settled" in tested else pd.Series(True, index=tested.index)
-        agree = tested[(tested.regime == tested.expect) & tested.check_ok.astype(bool) & settled]
+        kept, _, settled = kept_undetermined(tested, tested.expect)  # a transient's label is undetermined
+        agree = tested[kept & tested.check_ok.astype(bool)]
         d = int(g.d.iloc[0])
         details = "; ".join(f"{r.scenario}: {r.regime} (expected {r.expect}, tolerance check "
                             f"{'ok' if r.check_ok else 'FAILED'}"

@@ -275,8 +275,7 @@ def persistence_summary(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (sc, m), g in dim.groupby(["scenario", "model"], sort=False):
         expect = g.expect.iloc[0]
-        settled = settled_mask(g)
-        ok = (g.regime == expect) & settled  # as claim_rows: an unsettled run is not counted as keeping its regime
+        ok, undetermined, settled = kept_undetermined(g, expect)  # as claim_rows
         per_d = g.assign(ok=ok).groupby("d").ok.all()
         broken = per_d[~per_d]
         holds_to = int(per_d.index.max()) if broken.empty else (
@@ -287,7 +286,7 @@ def persistence_summary(table: pd.DataFrame) -> pd.DataFrame:
         pr = period_ratio[(g.regime == "oscillate") & (g.d > 2)]
         pc = period_comparison(g)
         rows.append({"scenario": sc, "model": m, "expect": expect, "n_runs": len(g), "n_persist": int(ok.sum()),
-                     "n_undetermined": int(((g.regime == "undetermined") | ~settled).sum()),
+                     "n_undetermined": int(undetermined.sum()),
                      "n_unsettled": int((~settled).sum()),
                      "d_values": " ".join(str(int(x)) for x in sorted(g.d.unique())),
                      "persists_up_to_d": holds_to,
@@ -303,6 +302,15 @@ def persistence_summary(table: pd.DataFrame) -> pd.DataFrame:
 def settled_mask(g: pd.DataFrame) -> pd.Series:
     """The runs whose r(t) had settled at t_max (column ``settled``; tables written before the column: all)."""
     return g.settled.astype(bool) if "settled" in g else pd.Series(True, index=g.index)
+
+
+def kept_undetermined(g: pd.DataFrame, expect) -> tuple[pd.Series, pd.Series, pd.Series]:
+    """(kept, undetermined, settled) masks of the runs of ``g`` against the regime ``expect`` (a label, or one per
+    run), as claims rows C7 and C10 and FINDINGS count them: a run whose r(t) had not settled at t_max
+    (:func:`settled_mask`) shows a transient, so it is undetermined whatever its label; kept: settled and labelled
+    ``expect``."""
+    settled = settled_mask(g)
+    return (g.regime == expect) & settled, (g.regime == "undetermined") | ~settled, settled
 
 
 def period_comparison(g: pd.DataFrame) -> dict:
@@ -443,10 +451,8 @@ def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: fl
     dim = table[table.study == "dimension"]
     for (sc, m), g in dim.groupby(["scenario", "model"], sort=False):
         expect = g.expect.iloc[0]
-        # a run whose r(t) still changes at t_max shows a transient: not determined, whatever its label
-        settled = settled_mask(g)
-        agree = int(((g.regime == expect) & settled).sum())
-        und = int(((g.regime == "undetermined") | ~settled).sum())
+        kept, undetermined, settled = kept_undetermined(g, expect)  # a transient's label is undetermined
+        agree, und = int(kept.sum()), int(undetermined.sum())
         wrong = len(g) - agree - und
         ok = len(g) > 0 and wrong == 0 and und <= max_undetermined * len(g)
         ds = sorted(int(x) for x in g.d.unique())
@@ -488,8 +494,8 @@ def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: fl
     bs = table[table.study == "beta"]
     for (sc, m), g in bs.groupby(["scenario", "model"], sort=False):
         expect = g.expect.iloc[0]
-        settled = settled_mask(g)  # as rows C7: a run not settled at t_max is undetermined, not counted as keeping it
-        agree = int(((g.regime == expect) & settled).sum())
+        kept, _, settled = kept_undetermined(g, expect)  # as rows C7
+        agree = int(kept.sum())
         moving = int((~settled).sum())
         undetermined = ("; runs not settled at t_max are undetermined, not counted as keeping the regime"
                         if moving else "")
