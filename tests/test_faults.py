@@ -906,3 +906,26 @@ def test_corrupted_json_record_is_one_line_naming_the_file(tmp_path, content, ex
         load_json_record(path, ("part", "seconds"))
     msg = str(err.value)
     assert "\n" not in msg and msg.startswith(str(path)) and "delete it and rerun" in msg and expect in msg
+
+
+@pytest.mark.parametrize("how", ["text", "missing"])
+def test_a_corrupted_bifurcation_fit_is_a_one_line_error_naming_file_and_column(tmp_path, how):
+    # the C5b note reads its exact-law and fit-window columns: text in one, or one missing, stops with one line
+    from lsadyn.paper.study import bifurcation_summary
+
+    s = 0.5
+    mu = np.concatenate([[0.3, 0.4], s + np.geomspace(1e-3, 1e-1, 6)])
+    period = np.where(mu > s, np.pi / np.sqrt(np.maximum(mu**2 - s**2, 1e-300)), np.nan)
+    sim = pd.DataFrame({"x": mu, "regime_oa": np.where(mu > s, "cluster_rotate", "cluster_converge"),
+                        "kind": "near_threshold", "period_oa": period, "period_theory": period})
+    path = tmp_path / "results/tables/bifurcation_fit.csv"
+    write_csv(bifurcation_summary(sim, s, 1.0), path)
+    assert load_table(path, "bifurcation_fit").n_fit.iloc[0] == 6
+    df = pd.read_csv(path)
+    df = df.assign(exact_law_fit_prefactor=["abc"]) if how == "text" else df.drop(columns=["fit_dmu_max"])
+    df.to_csv(path, index=False)
+    with pytest.raises(ResultFileError) as err:
+        load_table(path, "bifurcation_fit")
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith(str(path)) and "delete it and rerun" in msg
+    assert ("exact_law_fit_prefactor" if how == "text" else "fit_dmu_max") in msg

@@ -324,7 +324,11 @@ TABLES = {
                  "rate_theory", "rate_rel_err", "beta", "horizon", "r_change_last_quarter"),
         finite=("beta", "horizon", "tau", "r_change_last_quarter"), text=("study", "scenario", "model", "cluster_shape"),
         labels=("regime",), integer=("run_id", "d", "seed", "n_tokens"), boolean=("settled",)),
-    "bifurcation_fit": TableSpec(),
+    "bifurcation_fit": TableSpec(  # lsadyn.paper.study.bifurcation_summary
+        numeric=("mu_c_theory", "mu_converge_max", "mu_rotate_min", "fit_exponent", "fit_prefactor", "theory_exponent",
+                 "theory_prefactor", "exact_law_fit_exponent", "exact_law_fit_prefactor", "fit_dmu_min", "fit_dmu_max",
+                 "period_max_rel_err"),
+        boolean=("threshold_in_bracket",), integer=("n_fit", "n_rotating")),
     "claims": TableSpec(required=("statement", "pass")),
     "any": TableSpec(),
 }
