@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 
 from lsadyn import attention, kuramoto_coefficients, lsa_field, uniform_sphere, usa_field
-from lsadyn.dynamics import lsa_field_pairwise
-from lsadyn.kuramoto import angle_field
-from lsadyn.watanabe_strogatz import ws_field, ws_from_angles
+from lsadyn.fields.attention import lsa_field_pairwise
+from lsadyn.reductions.kuramoto import angle_field
+from lsadyn.reductions.watanabe_strogatz import ws_field, ws_from_angles
 
 OUT = Path(__file__).with_name("results.json")
 
@@ -115,7 +115,7 @@ def bench_ws(rows, sizes):
 
 
 def bench_tokens_2d(rows, n=1000, points=16, rounds=7):
-    """d = 2 token run (lsadyn.compiled2d, DOP853 per point) per point-token-evaluation against the fused
+    """d = 2 token run (lsadyn.solvers.phase_points, DOP853 per point) per point-token-evaluation against the fused
     compiled field alone on the same arrays (the floor), and the scipy reference path, in this one run: ``rounds``
     runs and ``rounds`` floor batches (≥ 0.2 s each) in alternation, best of each.
 
@@ -127,9 +127,9 @@ def bench_tokens_2d(rows, n=1000, points=16, rounds=7):
     steps, so a change that lowers the cost per evaluation by evaluating more shows up, and scipy's evaluation
     counts of its other embedded pairs on four of the points (:func:`pair_comparison`)."""
     from lsadyn.api import _batch_inputs, _PhasePointRun, _PhasePointRunScipy
-    from lsadyn.compiled2d import field_floor
-    from lsadyn.integrate import uniform_angles
-    from lsadyn.kuramoto import kuramoto_coefficients, phase_point_field
+    from lsadyn.solvers.phase_points import field_floor
+    from lsadyn.solvers.integrate import uniform_angles
+    from lsadyn.reductions.kuramoto import kuramoto_coefficients, phase_point_field
 
     rng = np.random.default_rng(5)
     half = points // 2
@@ -221,7 +221,7 @@ def step_bounds() -> dict:
     scale and the squared errors. Steps with sample times add 3 dense-output evaluations (not counted here)."""
     from scipy.integrate._ivp import dop853_coefficients as dop
 
-    from lsadyn.compiled2d import N_STAGES
+    from lsadyn.solvers.phase_points import N_STAGES
 
     nnz = {s: int(np.count_nonzero(dop.A[s, :s])) for s in range(1, N_STAGES)}
     nb = int(np.count_nonzero(dop.B))
@@ -269,7 +269,7 @@ def pair_comparison(coeffs, z0, points, rtol, atol, s_end=400.0) -> dict:
     from scipy.integrate import solve_ivp
 
     from lsadyn.api import _take
-    from lsadyn.kuramoto import phase_point_field
+    from lsadyn.reductions.kuramoto import phase_point_field
 
     y0 = np.concatenate([z0.real, z0.imag])
     nfev = {}
@@ -312,8 +312,8 @@ def profile_tokens_2d(n=1000, repeats=2000):
     floor is timed in one compiled loop (no numba dispatch per evaluation). Prints only."""
     from numba import njit
 
-    from lsadyn._dop853_stages import _stage_11_new_state_and_error, _stage_pass
-    from lsadyn.compiled2d import N_STAGES, _field_row, field_floor
+    from lsadyn.solvers._dop853_stages import _stage_11_new_state_and_error, _stage_pass
+    from lsadyn.solvers.phase_points import N_STAGES, _field_row, field_floor
 
     @njit
     def stages(s, reps, x, v, Kx, Kv):
@@ -383,7 +383,7 @@ def profile_tokens_2d(n=1000, repeats=2000):
 
 
 def bench_bl(rows):
-    from lsadyn import bl
+    from lsadyn import distances as bl
 
     x = np.random.default_rng(11).uniform(0, 2 * np.pi, 10_000)
     t = best_time(lambda: bl.bl_distance_to_uniform(x), repeats=3, min_time=0)
@@ -435,7 +435,7 @@ def bench_sphere_highdim(rows, quick=False, threads=1):
     from threadpoolctl import threadpool_limits
 
     from lsadyn import simulate_regime
-    from lsadyn.compiled_sphere import exp_inplace
+    from lsadyn.fields.kernels import exp_inplace
     from lsadyn.paper.highdim import embed_scenario
 
     out = {}

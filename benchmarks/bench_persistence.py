@@ -4,8 +4,8 @@ per-run costs, and the wall time the two stages add to the paper build.
 Persistence:
 
 For every class of runs of the sweep's plan (model, d, n, weights dense or plane block + c I) this times a few
-RK4 steps of one batch of the size the stage integrates together (:class:`lsadyn.batch_sphere.BatchField`,
-:func:`lsadyn.batch_sphere.rk4_step`), giving seconds per member per step. A run costs that times its steps,
+RK4 steps of one batch of the size the stage integrates together (:class:`lsadyn.batch.BatchField`,
+:func:`lsadyn.batch.rk4_step`), giving seconds per member per step. A run costs that times its steps,
 horizon / step × the mean horizon multiple the runs of its (study, model) reached in a reference build
 (column ``budget_factor`` of results/tables/persistence.csv, default: 1 when no build is there, said in the
 output). Observation and classification are not counted (a few % of a run in d ≤ 100).
@@ -46,8 +46,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from lsadyn.batch_sphere import BatchField, rk4_step, run_time_scale  # noqa: E402
-from lsadyn.integrate import uniform_sphere  # noqa: E402
+from lsadyn.batch import BatchField, rk4_step, run_time_scale  # noqa: E402
+from lsadyn.solvers.integrate import uniform_sphere  # noqa: E402
 from lsadyn.paper.config import merge  # noqa: E402
 from lsadyn.paper.highdim import embed_scenario  # noqa: E402
 from lsadyn.paper.persistence import chunk_ids, run_plan, scenario_set  # noqa: E402

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsadyn.bl import bl_distance, bl_distance_to_uniform, wasserstein1_circle
+from lsadyn.distances import bl_distance, bl_distance_to_uniform, wasserstein1_circle
 
 angles = st.lists(st.floats(0, 2 * np.pi, allow_nan=False), min_size=1, max_size=12)
 
@@ -59,7 +59,7 @@ def test_uniform_sample_distance_decays_like_inverse_sqrt_n():
 def test_cycle_programme_equals_the_reference_lp():
     """The compiled dynamic programme (bl._lp) against scipy's HiGHS on the same LP: random node sets (spread
     over the circle, or crowded on a short arc so the clip to [−1, 1] binds), random signed weights."""
-    from lsadyn.bl import _lp, _lp_highs
+    from lsadyn.distances import _lp, _lp_highs
 
     rng = np.random.default_rng(0)
     for trial in range(200):
@@ -72,7 +72,7 @@ def test_cycle_programme_equals_the_reference_lp():
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_distance_to_uniform_equals_the_reference_lp_on_large_samples(seed, monkeypatch):
-    import lsadyn.bl as bl
+    import lsadyn.distances as bl
 
     rng = np.random.default_rng(seed)
     for th in (rng.uniform(0, 2 * np.pi, 2000), np.repeat(rng.uniform(0, 2 * np.pi, 8), 50),

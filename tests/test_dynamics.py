@@ -5,9 +5,9 @@ import pytest
 from conftest import random_pair
 
 from lsadyn import attention, integrate_sphere, lsa_field, sa_field, uniform_sphere, usa_field
-from lsadyn.dynamics import lsa_field_pairwise, sa_field_pairwise, usa_field_pairwise
-from lsadyn.integrate import angles_from_tokens, tokens_from_angles
-from lsadyn.kuramoto import angle_field, kuramoto_coefficients
+from lsadyn.fields.attention import lsa_field_pairwise, sa_field_pairwise, usa_field_pairwise
+from lsadyn.solvers.integrate import angles_from_tokens, tokens_from_angles
+from lsadyn.reductions.kuramoto import angle_field, kuramoto_coefficients
 
 
 def rel_err(a, b):

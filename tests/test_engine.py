@@ -6,8 +6,8 @@ import pytest
 
 from lsadyn import particles_regime_batch, predict_regime, predict_regime_batch, simulate_regime, ws_regime, ws_regime_batch
 from lsadyn.api import time_scale
-from lsadyn.decide import horizon_factors
-from lsadyn.regimes import RegimeTolerances, algebraic_cluster_fit, classify_r2_trajectory
+from lsadyn.regimes.decision import horizon_factors
+from lsadyn.regimes.classify import RegimeTolerances, algebraic_cluster_fit, classify_r2_trajectory
 
 I2 = np.eye(2)
 J = np.array([[0.0, -1.0], [1.0, 0.0]])
@@ -124,12 +124,12 @@ def test_user_tokens_X0():
 
 
 def test_generated_stage_passes_are_current():
-    """lsadyn/_dop853_stages.py is generated from scipy's DOP853 tableau (python -m lsadyn.compiled2d
+    """lsadyn/_dop853_stages.py is generated from scipy's DOP853 tableau (python -m lsadyn.solvers.phase_points
     --write-stages); it must match what the generator produces now."""
     from pathlib import Path
 
-    import lsadyn._dop853_stages as stages
-    from lsadyn.compiled2d import stage_source
+    import lsadyn.solvers._dop853_stages as stages
+    from lsadyn.solvers.phase_points import stage_source
 
     assert Path(stages.__file__).read_text() == stage_source()
 

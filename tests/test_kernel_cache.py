@@ -15,7 +15,7 @@ import pytest
 
 LIB = Path(__file__).resolve().parents[1] / "src" / "lsadyn"
 
-# A kernel that calls a compiled callee defined in another module of the package (as compiled2d calls
+# A kernel that calls a compiled callee defined in another module of the package (as solvers/phase_points calls
 # _dop853_stages): numba's own stamp covers only the caller's file.
 CALLEE = '''from numba import njit
 
@@ -111,22 +111,24 @@ def test_processes_compiling_at_once_leave_a_correct_cache(tmp_path, cache):
 
 
 def test_pipeline_kernels_use_the_shared_locator():
-    from lsadyn import _kernel_cache, bl, compiled2d, compiled_sphere
-    from lsadyn._dop853_stages import _stage_pass
+    from lsadyn import _kernel_cache, distances
+    from lsadyn.fields import kernels as sphere_kernels
+    from lsadyn.solvers import phase_points
+    from lsadyn.solvers._dop853_stages import _stage_pass
 
-    kernels = [compiled2d.advance_phase_points, compiled2d.advance_small, _stage_pass, bl._cycle_max]
-    kernels += [k for k in vars(compiled_sphere).values() if hasattr(k, "_cache")]
+    kernels = [phase_points.advance_phase_points, phase_points.advance_small, _stage_pass, distances._cycle_max]
+    kernels += [k for k in vars(sphere_kernels).values() if hasattr(k, "_cache")]
     for kernel in kernels:
         assert isinstance(kernel._cache._impl.locator, _kernel_cache.KernelCacheLocator), kernel
-    names = {p.name for p in _kernel_cache.kernel_sources()}
-    assert {"compiled2d.py", "_dop853_stages.py", "bl.py", "compiled_sphere.py"} <= names
+    names = {str(p.relative_to(_kernel_cache.PACKAGE)) for p in _kernel_cache.kernel_sources()}
+    assert {"solvers/phase_points.py", "solvers/_dop853_stages.py", "distances.py", "fields/kernels.py"} <= names
 
 
 PARTS = '''import json, sys
 from numba.core.registry import CPUDispatcher
-from lsadyn import _dop853_stages, compiled2d
-compiled2d.warm_up(tuple(sys.argv[1].split(",")))
-kernels = {name: k for mod in (compiled2d, _dop853_stages) for name, k in vars(mod).items()
+from lsadyn.solvers import _dop853_stages, phase_points
+phase_points.warm_up(tuple(sys.argv[1].split(",")))
+kernels = {name: k for mod in (phase_points, _dop853_stages) for name, k in vars(mod).items()
            if isinstance(k, CPUDispatcher)}
 print(json.dumps({name: [sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values()), len(k.signatures)]
                   for name, k in kernels.items()}))
@@ -135,7 +137,7 @@ print(json.dumps({name: [sum(k.stats.cache_hits.values()), sum(k.stats.cache_mis
 
 @pytest.mark.slow
 def test_warm_up_parts_compile_what_the_driver_links(tmp_path):
-    """The rules compile_kernel_part / compile_kernels compile lsadyn.compiled2d.warm_up's parts in separate
+    """The rules compile_kernel_part / compile_kernels compile lsadyn.solvers.phase_points.warm_up's parts in separate
     processes, then the driver: the parts must compile the driver's callees with the argument types the driver
     passes, so that the driver loads each of them from the cache (one signature, no second compile)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(LIB.parent))
@@ -156,19 +158,19 @@ def test_warm_up_parts_compile_what_the_driver_links(tmp_path):
 
 
 def test_warm_up_names_an_unknown_part():
-    from lsadyn import compiled2d
+    from lsadyn.solvers import phase_points
 
     with pytest.raises(ValueError, match=r"unknown part\(s\) \['stage'\]"):
-        compiled2d.warm_up(("stage",))
+        phase_points.warm_up(("stage",))
 
 
 SPHERE = '''import json
 import numpy as np
-from lsadyn import compiled_sphere
-from lsadyn.dynamics import attention, lsa_field, usa_field
-from lsadyn.integrate import integrate_sphere, uniform_sphere
-compiled_sphere.warm_up()
-kernels = {n: k for n, k in vars(compiled_sphere).items()
+from lsadyn.fields import kernels as sphere_kernels
+from lsadyn.fields.attention import attention, lsa_field, usa_field
+from lsadyn.solvers.integrate import integrate_sphere, uniform_sphere
+sphere_kernels.warm_up()
+kernels = {n: k for n, k in vars(sphere_kernels).items()
            if hasattr(k, "_cache") and k.targetoptions.get("inline", "never") != "always"}  # inlined: no version
 after_warm_up = {n: len(k.signatures) for n, k in kernels.items()}
 p = attention(np.eye(3), np.eye(3) + 0.1, 1.0)
@@ -182,7 +184,7 @@ print(json.dumps([after_warm_up, {n: len(k.signatures) for n, k in kernels.items
 
 @pytest.mark.slow
 def test_sphere_warm_up_compiles_what_the_integrators_call(tmp_path):
-    """Rule compile_sphere_kernels compiles lsadyn.compiled_sphere's kernels once (compiled_sphere.warm_up) before the
+    """Rule compile_sphere_kernels compiles lsadyn.fields.kernels's kernels once (kernels.warm_up) before the
     d > 2 jobs: the integrators (LSA and USA fields, RK4 and DOP853 on the sphere) then call exactly those
     versions, and compile none of their own."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(LIB.parent))

@@ -1,11 +1,11 @@
-"""Observers of lsadyn.metrics: cluster shape and the distance from the OA manifold (SCIENCE.md §5)."""
+"""Observers of lsadyn.observers: cluster shape and the distance from the OA manifold (SCIENCE.md §5)."""
 
 import numpy as np
 import pytest
 
-from lsadyn.integrate import integrate_flat, uniform_angles
-from lsadyn.kuramoto import angle_field, kuramoto_coefficients
-from lsadyn.metrics import cluster_shape, conformal_barycentre, oa_manifold_distance
+from lsadyn.solvers.integrate import integrate_flat, uniform_angles
+from lsadyn.reductions.kuramoto import angle_field, kuramoto_coefficients
+from lsadyn.observers import cluster_shape, conformal_barycentre, oa_manifold_distance
 
 
 def _axis_tokens(n, d, frac_plus, spread=0.0, seed=0):

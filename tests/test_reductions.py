@@ -7,9 +7,9 @@ import pytest
 from conftest import random_pair
 
 from lsadyn import integrate_flat, integrate_oa
-from lsadyn.kuramoto import angle_field, coupling_matrix_B, kuramoto_coefficients, oa_rhs_complex
-from lsadyn.metrics import order_parameter_r2
-from lsadyn.watanabe_strogatz import ws_field, ws_from_angles, ws_order_parameter, ws_to_angles
+from lsadyn.reductions.kuramoto import angle_field, coupling_matrix_B, kuramoto_coefficients, oa_rhs_complex
+from lsadyn.observers import order_parameter_r2
+from lsadyn.reductions.watanabe_strogatz import ws_field, ws_from_angles, ws_order_parameter, ws_to_angles
 
 
 def test_common_field_reproduces_angle_velocity(rng):
@@ -99,7 +99,7 @@ def test_oa_follows_wrapped_cauchy_population(rng):
 
 
 def test_phase_point_form_equals_angle_form(rng):
-    from lsadyn.kuramoto import phase_point_field
+    from lsadyn.reductions.kuramoto import phase_point_field
 
     A, V = random_pair(rng, 2)
     theta = rng.uniform(0, 2 * np.pi, (3, 50))
@@ -113,7 +113,7 @@ def test_phase_point_form_equals_angle_form(rng):
 
 def test_oa_field_is_oa_rhs_complex_on_real_coordinates_bit_for_bit():
     """oa_field writes oa_rhs_complex out (the integrators' hot loop): the same numbers, signed zeros included."""
-    from lsadyn.kuramoto import kuramoto_coefficients, oa_field, oa_rhs_complex
+    from lsadyn.reductions.kuramoto import kuramoto_coefficients, oa_field, oa_rhs_complex
 
     rng = np.random.default_rng(11)
     for shape in [(), (1,), (8,), (3, 4)]:

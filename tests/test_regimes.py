@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lsadyn import case4_hamiltonian, classify_r2_trajectory, integrate_oa, predict_regime, simulate_regime, ws_regime
-from lsadyn.regimes import RegimeTolerances
+from lsadyn.regimes.classify import RegimeTolerances
 
 I2 = np.eye(2)
 J = np.array([[0.0, -1.0], [1.0, 0.0]])

@@ -7,9 +7,9 @@ import pytest
 from conftest import random_pair
 
 from lsadyn import attention, integrate_sphere, lsa_field, sa_field, simulate_regime, uniform_sphere, usa_field
-from lsadyn.compiled_sphere import normalise_rows_inplace, project_tangent_inplace
-from lsadyn.dynamics import project_tangent
-from lsadyn.metrics import axis_observer, leading_axis, order_parameter_r
+from lsadyn.fields.kernels import normalise_rows_inplace, project_tangent_inplace
+from lsadyn.fields.attention import project_tangent
+from lsadyn.observers import axis_observer, leading_axis, order_parameter_r
 from lsadyn.paper.highdim import embed_scenario
 
 FIELDS = {"lsa": lsa_field, "usa": usa_field, "sa": sa_field}
@@ -110,7 +110,7 @@ def test_top_eigenpair_is_scipys_subset_eigh_bit_for_bit():
     """top_eigenpair makes the LAPACK call of scipy.linalg.eigh(M, subset_by_index=[d-1, d-1]) directly: same numbers."""
     from scipy.linalg import eigh
 
-    from lsadyn.metrics import top_eigenpair
+    from lsadyn.observers import top_eigenpair
 
     rng = np.random.default_rng(5)
     for d in (2, 3, 8, 20, 100):
@@ -145,7 +145,7 @@ def test_simulate_regime_labels_agree_with_the_scipy_reference(scenario, model):
 
 
 def test_compiled_exp_is_within_one_ulp_of_numpy():
-    from lsadyn.compiled_sphere import exp_inplace
+    from lsadyn.fields.kernels import exp_inplace
 
     x = np.concatenate([np.random.default_rng(0).uniform(-708, 709, 200_000), np.linspace(-3, 3, 1001), [0.0]])
     ref = np.exp(x)
@@ -174,7 +174,7 @@ def test_a_field_that_always_overflows_still_raises():
 
 def test_dense_weights_in_python_floats_equal_the_recurrence_on_an_array():
     """_dense_weights runs scipy's Dop853DenseOutput recurrence on Python floats: the same roundings as on an array."""
-    from lsadyn.sphere_integrate import _dense_weights
+    from lsadyn.solvers.dop853 import _dense_weights
 
     def on_array(x):
         w = np.zeros(7)

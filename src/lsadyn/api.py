@@ -3,7 +3,7 @@
 All three integrate to ``T = horizon · τ`` with the time scale ``τ = 1 / (β ‖A‖₂ ‖V‖₂)`` on a grid of
 ``n_samples`` equally spaced times and classify the trajectory of R₂ (d = 2) or of
 ``r(t) e^{2iφ(t)}`` (d > 2, φ the angle swept by the leading axis of M) with
-:func:`lsadyn.regimes.classify_r2_trajectory`, through the one decision procedure of :mod:`lsadyn.decide`:
+:func:`lsadyn.regimes.classify.classify_r2_trajectory`, through the one decision procedure of :mod:`lsadyn.regimes.decision`:
 undecided runs continue from where they stopped, up to ``budget`` × the horizon. Only the samples the
 classifier reads are observed.
 """
@@ -14,15 +14,15 @@ from collections import Counter
 import numpy as np
 
 from .budget import check_budget
-from .decide import DEFAULT_BUDGET, decide, window_tolerances
-from .dynamics import attention, field_for
-from .integrate import (integrate_flat, integrate_observed, integrate_sphere, tokens_from_angles, uniform_angles,
+from .regimes.decision import DEFAULT_BUDGET, decide, window_tolerances
+from .fields.attention import attention, field_for
+from .solvers.integrate import (integrate_flat, integrate_observed, integrate_sphere, tokens_from_angles, uniform_angles,
                         uniform_sphere)
-from .kuramoto import KuramotoCoefficients, kuramoto_coefficients, oa_field, phase_point_field
-from .metrics import axis_observer, order_parameter_r2_tokens, pseudo_r2
-from .regimes import RegimeResult, RegimeTolerances, classify_r2_trajectory
+from .reductions.kuramoto import KuramotoCoefficients, kuramoto_coefficients, oa_field, phase_point_field
+from .observers import axis_observer, order_parameter_r2_tokens, pseudo_r2
+from .regimes.classify import RegimeResult, RegimeTolerances, classify_r2_trajectory
 from .validation import as_int_at_least, as_positive_float, as_tokens
-from .watanabe_strogatz import WSConstants, ws_field_batch, ws_order_parameter_exact
+from .reductions.watanabe_strogatz import WSConstants, ws_field_batch, ws_order_parameter_exact
 
 #: Initial points of :func:`predict_regime`: R₂(0) = 0.01·exp(i(π/8 + kπ/4)), k = 0..7,
 #: i.e. wrapped-Cauchy (OA) states close to the uniform measure (R₂ = 0), around it on a circle.
@@ -104,7 +104,7 @@ def _vote(results, method):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Runs that can be continued (the objects :func:`lsadyn.decide.decide` drives); time is s = t/τ per point.
+# Runs that can be continued (the objects :func:`lsadyn.regimes.decision.decide` drives); time is s = t/τ per point.
 
 
 class _OARun:
@@ -134,7 +134,7 @@ class _OARun:
 
 def _writable(a, dtype=None) -> np.ndarray:
     """A C-contiguous, writeable copy (numba compiles read-only arrays, e.g. broadcast views, separately:
-    every kernel call must see the same array types as :func:`lsadyn.compiled2d.warm_up`)."""
+    every kernel call must see the same array types as :func:`lsadyn.solvers.phase_points.warm_up`)."""
     return np.array(a, dtype=dtype, order="C", copy=True)
 
 
@@ -154,7 +154,7 @@ def _init_stepper_state(run, P, rtol, atol):
 
 
 class _SmallRunCompiled:
-    """OA (K starts per point) or WS systems stepped one by one by :func:`lsadyn.compiled2d.advance_small`."""
+    """OA (K starts per point) or WS systems stepped one by one by :func:`lsadyn.solvers.phase_points.advance_small`."""
 
     independent_points = True
 
@@ -167,7 +167,7 @@ class _SmallRunCompiled:
         _init_stepper_state(self, self.Y.shape[0], rtol, atol)
 
     def advance(self, idx, times):
-        from .compiled2d import OK, advance_small
+        from .solvers.phase_points import OK, advance_small
 
         active = (np.asarray(idx, dtype=np.int64)[:, None] * self.K + np.arange(self.K)).ravel()
         times = _writable(times, dtype=float)
@@ -213,7 +213,7 @@ class _WSRun:
 
 
 class _PhasePointRun:
-    """d = 2 LSA tokens of N points in doubled-phase points z_k (:mod:`lsadyn.compiled2d`, per-point DOP853)."""
+    """d = 2 LSA tokens of N points in doubled-phase points z_k (:mod:`lsadyn.solvers.phase_points`, per-point DOP853)."""
 
     independent_points = True
 
@@ -229,7 +229,7 @@ class _PhasePointRun:
         _init_stepper_state(self, N, rtol, atol)
 
     def advance(self, idx, times):
-        from .compiled2d import OK, STEP_TOO_SMALL, advance_phase_points
+        from .solvers.phase_points import OK, STEP_TOO_SMALL, advance_phase_points
 
         idx = _writable(idx, dtype=np.int64)
         times = _writable(times, dtype=float)
@@ -313,13 +313,13 @@ def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=N
                          budget=DEFAULT_BUDGET, starts=None, token_start=None, engine="compiled", progress=None,
                          retry=None, max_bytes=None, max_seconds=None):
     """OA regimes of N points, A and V of shape (N, 2, 2) (see :func:`predict_regime`), by the decision
-    procedure of :mod:`lsadyn.decide` (undecided points continue up to ``budget`` × the horizon).
+    procedure of :mod:`lsadyn.regimes.decision` (undecided points continue up to ``budget`` × the horizon).
 
     ``starts`` (k,) replaces the near-uniform initial values of R₂ (default :func:`oa_start_points`); the
     label is the strict-majority vote over them. ``token_start`` (scalar or (N,)): one more start per
     point, e.g. the tokens' own R₂(0), integrated in the same batch; its label is reported in
     ``details['regime_token_start']`` (it does not vote). ``engine``: ``"compiled"`` (every start its own
-    DOP853 run, :func:`lsadyn.compiled2d.advance_small`) or ``"scipy"`` (the reference: scipy DOP853 on
+    DOP853 run, :func:`lsadyn.solvers.phase_points.advance_small`) or ``"scipy"`` (the reference: scipy DOP853 on
     chunks of ``chunk`` points as one system).
     """
     A, V, beta, tau = _batch_inputs(A, V, beta)
@@ -344,7 +344,7 @@ def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=N
         return out
 
     if engine == "compiled":
-        from .compiled2d import OA_KIND
+        from .solvers.phase_points import OA_KIND
 
         R0f = _writable(R0).ravel()
         run = _SmallRunCompiled(OA_KIND, coeffs, np.stack([R0f.real, R0f.imag], axis=1), K=K)
@@ -364,7 +364,7 @@ def predict_regime(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol: Regime
     wrapped-Cauchy states next to the uniform one) to ``horizon · τ``; the regime is the label shared by
     a strict majority of them, else ``undetermined`` (the per-start labels are in
     ``details['start_regimes']``). Limit values are medians over the starts with that label.
-    Undecided runs continue (:mod:`lsadyn.decide`) up to ``budget`` × the horizon.
+    Undecided runs continue (:mod:`lsadyn.regimes.decision`) up to ``budget`` × the horizon.
     """
     p = attention(A, V, beta)
     if p.d != 2:
@@ -377,12 +377,12 @@ def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_s
                            rtol=1e-7, atol=1e-9, chunk=16, budget=DEFAULT_BUDGET, engine="compiled", z0=None,
                            progress=None, retry=None, max_bytes=None, max_seconds=None):
     """Regimes of N d = 2 LSA token systems, one per (A, V) in the batch, integrated in the
-    doubled-phase points z_k = e^{2iθ_k} (:func:`lsadyn.kuramoto.phase_point_field`, exact for d = 2).
+    doubled-phase points z_k = e^{2iθ_k} (:func:`lsadyn.reductions.kuramoto.phase_point_field`, exact for d = 2).
 
     Every point starts from the same n i.i.d. uniform angles drawn with ``seed`` (common random
     numbers), or from ``z0`` (n,) doubled-phase points; time is rescaled per point as in
     :func:`predict_regime_batch`; undecided points continue up to ``budget`` × the horizon.
-    ``engine``: ``"compiled"`` (:mod:`lsadyn.compiled2d`, each point with its own DOP853 step) or
+    ``engine``: ``"compiled"`` (:mod:`lsadyn.solvers.phase_points`, each point with its own DOP853 step) or
     ``"scipy"`` (the reference: scipy DOP853 over chunks of ``chunk`` points).
     """
     A, V, beta, tau = _batch_inputs(A, V, beta)
@@ -412,8 +412,8 @@ def token_r2_batch(A, V, beta, z0, t_eval, *, rtol=1e-8, atol=1e-10) -> np.ndarr
     """R₂(t) of P populations of d = 2 LSA tokens under one (A, V, β), from doubled-phase points
     (z = e^{2iθ}) ``z0``: an array (P, n), or a sequence of P 1-D arrays whose sizes may differ (each size
     one batch). Times ``t_eval`` (m,) ascending from 0 on the field's own clock (pass β·τ as ``beta`` for time
-    in units of τ). Compiled DOP853 (:mod:`lsadyn.compiled2d`), each population with its own step size: per
-    population the algorithm of scipy's DOP853 on :func:`~lsadyn.kuramoto.phase_point_field`, the
+    in units of τ). Compiled DOP853 (:mod:`lsadyn.solvers.phase_points`), each population with its own step size: per
+    population the algorithm of scipy's DOP853 on :func:`~lsadyn.reductions.kuramoto.phase_point_field`, the
     reference path. Returns (P, m) complex."""
     pops = [np.asarray(z, dtype=complex).ravel() for z in z0]
     t_eval = np.asarray(t_eval, dtype=float)
@@ -433,7 +433,7 @@ def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=
                     retry=None, max_bytes=None, max_seconds=None):
     """Regimes from the WS reduction (3 variables per point, R₂ by the exact sum over the n constants of
     motion) of the populations of :func:`particles_regime_batch` (same seed, same angles, same decision
-    procedure). ``engine``: ``"compiled"`` (:func:`lsadyn.compiled2d.advance_small`, each point its own
+    procedure). ``engine``: ``"compiled"`` (:func:`lsadyn.solvers.phase_points.advance_small`, each point its own
     step) or ``"scipy"`` (reference, chunks of ``chunk`` points)."""
     A, V, beta, tau = _batch_inputs(A, V, beta)
     horizon = as_positive_float(horizon, "horizon")
@@ -443,7 +443,7 @@ def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=
     check_budget(n, 2, "ws", horizon, n_samples, max_bytes=max_bytes, max_seconds=max_seconds, runs=A.shape[0])
     coeffs = kuramoto_coefficients(A, V, beta * tau)
     if engine == "compiled":
-        from .compiled2d import WS_KIND
+        from .solvers.phase_points import WS_KIND
 
         run = _SmallRunCompiled(WS_KIND, coeffs, np.zeros((A.shape[0], 3)), w=np.exp(2j * theta0), rtol=rtol,
                                 atol=atol)
@@ -516,9 +516,9 @@ def simulate_regime(
 
     ``d`` defaults to the size of A (and must match it). In d = 2 the classified signal is R₂(t);
     in d > 2 it is r(t)·e^{2iφ(t)} with φ the (unsigned) angle swept by the leading axis of M.
-    d = 2 LSA with ``method="DOP853"`` runs in the doubled-phase points (:mod:`lsadyn.compiled2d`, exact);
-    everything else through :func:`lsadyn.integrate.integrate_sphere`. Undecided runs continue
-    (:mod:`lsadyn.decide`) up to ``budget`` × the horizon; ``details['t_decide']``, ``['budget_factor']``.
+    d = 2 LSA with ``method="DOP853"`` runs in the doubled-phase points (:mod:`lsadyn.solvers.phase_points`, exact);
+    everything else through :func:`lsadyn.solvers.integrate.integrate_sphere`. Undecided runs continue
+    (:mod:`lsadyn.regimes.decision`) up to ``budget`` × the horizon; ``details['t_decide']``, ``['budget_factor']``.
     """
     field = field_for(model)
     seed = as_int_at_least(seed, "seed", 0)

@@ -35,7 +35,7 @@ DEFAULTS = {"beta": "1", "method": "oa", "model": "lsa", "n": "500", "seed": "0"
 
 
 def _labels():
-    from .regimes import LABELS
+    from .regimes.classify import LABELS
 
     return LABELS
 

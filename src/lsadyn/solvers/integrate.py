@@ -1,7 +1,7 @@
 """Integration of vector fields ``f(t, y, args)``, on the sphere and in flat space.
 
 * :func:`integrate_sphere` integrates token fields (``X`` of shape (n, d)) with DOP853 (default: the
-  fast sphere-projected stepper of :mod:`lsadyn.sphere_integrate`, rows renormalised after every
+  fast sphere-projected stepper of :mod:`lsadyn.solvers.dop853`, rows renormalised after every
   step, continuable from ``Trajectory.state`` / ``Trajectory.next_step``), fixed-step RK4, or the
   scipy reference solvers (``"scipy-DOP853"``, ``"RK45"``: tokens renormalised, and the solver
   restarted, whenever the norm drift of the internal state exceeds ``renorm_tol``). Every returned
@@ -9,7 +9,7 @@
 * :func:`integrate_flat` integrates a small flat ODE (OA, WS variables) with dense output.
 
 Observers are separate: pass ``observer(X) -> array`` to store only what is needed
-(e.g. :func:`lsadyn.metrics.order_parameter_r2`) instead of every state.
+(e.g. :func:`lsadyn.observers.order_parameter_r2`) instead of every state.
 
 Initial conditions are deterministic functions of a seed (:func:`uniform_sphere`).
 """
@@ -102,7 +102,7 @@ def integrate_sphere(
     X0 : (n, d) initial tokens at time ``t0`` (normalised on entry).
     t_eval : (m,) non-decreasing output times, ``t_eval[0] >= t0``. Only these are observed: to
         continue a run, or to observe only a final window, pass ``t0`` and the state reached there.
-    method : ``"DOP853"`` (default; :func:`lsadyn.sphere_integrate.dop853_sphere`, adaptive with
+    method : ``"DOP853"`` (default; :func:`lsadyn.solvers.dop853.dop853_sphere`, adaptive with
         ``rtol``/``atol``, rows renormalised after a step whose norm drift exceeds ``renorm_tol``),
         ``"rk4"`` (fixed step ``dt``, renormalised after every step; output times are hit exactly by
         shortening the last step), or the
@@ -159,14 +159,14 @@ def thread_pools():
 
 def _integrate_sphere(field, X, shape, t_eval, args, t0, method, rtol, atol, dt, observer, renorm_tol, first_step):
     if method == "DOP853":
-        from .sphere_integrate import dop853_sphere
+        from .dop853 import dop853_sphere
 
         out, X_end, h_next, n_steps, n_evals = dop853_sphere(field, X, t_eval, args, t0=t0, rtol=rtol, atol=atol,
                                                              observer=observer, first_step=first_step,
                                                              renorm_tol=renorm_tol)
         return Trajectory(t_eval, np.asarray(out), n_steps, X_end, h_next, n_evals)
     if method == "rk4":
-        from .sphere_integrate import rk4_sphere
+        from .dop853 import rk4_sphere
 
         if dt is None or not dt > 0:
             raise ValueError("dt: fixed-step rk4 needs dt > 0")

@@ -12,7 +12,7 @@ whose rows lie on :math:`S^{d-1}`, and an :class:`Attention` parameter set. It r
 * LSA, :math:`h(y)=y`: evaluated through :math:`M = X^\top X / n` as
   :math:`\beta\, V M A^\top x_k`, cost :math:`O(n d^2)`: two GEMMs (:math:`X^\top X` and
   :math:`X G`, :math:`G = \beta A M V^\top`) and a compiled in-place row-wise projection
-  (:mod:`lsadyn.compiled_sphere`), so the field runs close to the cost of the two GEMMs.
+  (:mod:`lsadyn.fields.kernels`), so the field runs close to the cost of the two GEMMs.
 * USA, :math:`h(y)=e^y`: one :math:`n\times n` kernel matrix, cost :math:`O(n^2 d)`.
 * SA (normalised softmax): the USA sum divided by :math:`\sum_j e^{\beta\langle x_k, A x_j\rangle}`
   (no 1/n), evaluated with a row max-shift.
@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .compiled_sphere import exp_inplace, project_tangent_fast
-from .validation import as_positive_float, as_square_matrix, check_scale
+from .kernels import exp_inplace, project_tangent_fast
+from ..validation import as_positive_float, as_square_matrix, check_scale
 
 #: Largest logit ``beta * <x, A y>`` for which ``exp`` is evaluated in USA (exp(700) ~ 1e304).
 USA_MAX_LOGIT = 700.0

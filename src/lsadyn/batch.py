@@ -1,6 +1,6 @@
 r"""Many token systems of the same size (n tokens on :math:`S^{d-1}`) integrated together, one
 vectorised fixed-step RK4 over a stack ``X`` of shape (B, n, d), each member with its own A, V, β, and
-decided by the shared decision procedure (:func:`lsadyn.decide.decide`).
+decided by the shared decision procedure (:func:`lsadyn.regimes.decision.decide`).
 
 Member b follows :math:`\dot x_k = P^\perp_{x_k}\big(\tfrac1n\sum_j h(\beta_b\langle x_k, A_b x_j\rangle)
 V_b x_j\big)` (SCIENCE.md §1; LSA h(y) = y, USA h(y) = eᵞ), in its own rescaled time s = t/τ_b:
@@ -14,8 +14,8 @@ Per step the cost is that of the B fields (stacked GEMMs, no Python loop over me
 Python overhead of a step is paid once for the batch, which is what makes many small runs (d ≤ 32)
 cheap. The step in s is the largest ``≤ dt`` that divides the sample spacing, so every output time is a
 step boundary. Observed at each output time: ``[r, leading axis of M]``
-(:func:`lsadyn.metrics.axis_observer`, batched); classified as r(t) e^{2iφ(t)}
-(:func:`lsadyn.metrics.pseudo_r2`) like :func:`lsadyn.api.simulate_regime` in d > 2, with the noise floor
+(:func:`lsadyn.observers.axis_observer`, batched); classified as r(t) e^{2iφ(t)}
+(:func:`lsadyn.observers.pseudo_r2`) like :func:`lsadyn.api.simulate_regime` in d > 2, with the noise floor
 of i.i.d. uniform tokens as the "interior" threshold in d > 2.
 
 :func:`lsadyn.api.simulate_regime` (adaptive DOP853, one system) is the reference the tests compare with.
@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .api import time_scale
-from .compiled_sphere import exp_inplace
-from .decide import DEFAULT_BUDGET, decide, window_tolerances
-from .dynamics import USA_MAX_LOGIT
-from .metrics import (
+from .fields.kernels import exp_inplace
+from .regimes.decision import DEFAULT_BUDGET, decide, window_tolerances
+from .fields.attention import USA_MAX_LOGIT
+from .observers import (
     cluster_shape,
     mean_token_norm,
     pseudo_r2,
@@ -40,8 +40,8 @@ from .metrics import (
     r_settled,
     top_eigenpair,
 )
-from .regimes import RegimeResult, RegimeTolerances, classify_r2_trajectory
-from .sphere_integrate import rk4_increment
+from .regimes.classify import RegimeResult, RegimeTolerances, classify_r2_trajectory
+from .solvers.dop853 import rk4_increment
 
 BATCH_MODELS = ("lsa", "usa")
 
@@ -168,7 +168,7 @@ class BatchField:
 
 def batch_axis_observer(X) -> np.ndarray:
     """``[r, leading axis of M]`` for every member of X (B, n, d) → (B, d + 1) (batched
-    :func:`lsadyn.metrics.axis_observer`: same sign convention, largest entry of the axis > 0)."""
+    :func:`lsadyn.observers.axis_observer`: same sign convention, largest entry of the axis > 0)."""
     B, n, d = X.shape
     M = np.matmul(np.swapaxes(X, 1, 2), X) / n
     if d <= 8:
@@ -208,7 +208,7 @@ def rk4_step(f, X, h):
 
 
 class BatchTokenRun:
-    """A stack of token systems advanced together (the ``run`` object of :func:`lsadyn.decide.decide`).
+    """A stack of token systems advanced together (the ``run`` object of :func:`lsadyn.regimes.decision.decide`).
 
     Every member advanced in one call is at the same rescaled time (the decision procedure only drops
     members), so one step sequence serves them all. ``h``: RK4 step in s."""
@@ -246,12 +246,12 @@ class BatchTokenRun:
 
 @dataclass
 class BatchResult:
-    """What one member's run showed: the decided :class:`lsadyn.regimes.RegimeResult` (rates and periods in
+    """What one member's run showed: the decided :class:`lsadyn.regimes.classify.RegimeResult` (rates and periods in
     physical time), the time unit ``tau``, summaries of r over the classified window (``r_min``,
     ``r_max``, ``r_mean``) and of the final state (``cluster_shape``, ``mean_token_norm``, ``majority``:
     fraction of tokens on the majority side of the hyperplane orthogonal to the leading axis),
-    ``r_change_last_quarter`` (:func:`lsadyn.metrics.r_change_last_quarter` of r over the run up to where it was
-    decided), ``settled`` (its absolute value ≤ :data:`lsadyn.metrics.SETTLED_R_CHANGE`: False means r(t) was still
+    ``r_change_last_quarter`` (:func:`lsadyn.observers.r_change_last_quarter` of r over the run up to where it was
+    decided), ``settled`` (its absolute value ≤ :data:`lsadyn.observers.SETTLED_R_CHANGE`: False means r(t) was still
     changing at the end of the run, so its r and period describe a transient), and ``X`` (the final tokens, (n, d))."""
 
     result: RegimeResult
@@ -272,8 +272,8 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
     """Regimes of B token systems of one size, A, V (B, d, d), ``beta`` scalar or (B,), X0 (B, n, d) unit rows.
 
     ``horizon`` and ``dt`` are in units of each member's τ (:func:`run_time_scale`); ``n_samples`` samples
-    per horizon; undecided members continue up to ``budget`` × the horizon (:mod:`lsadyn.decide`). In
-    d > 2 the classifier's ``tol_zero`` defaults to :func:`lsadyn.metrics.r_noise_floor` (an r below the noise of
+    per horizon; undecided members continue up to ``budget`` × the horizon (:mod:`lsadyn.regimes.decision`). In
+    d > 2 the classifier's ``tol_zero`` defaults to :func:`lsadyn.observers.r_noise_floor` (an r below the noise of
     i.i.d. uniform tokens is an interior state)."""
     A = np.asarray(A, dtype=float)
     V = np.asarray(V, dtype=float)

@@ -3,7 +3,7 @@ r"""Compiled (numba) row-wise kernels for token fields on :math:`S^{d-1}` (any d
 The matrix products of the fields stay in BLAS; what numpy cannot do without temporaries is the
 row-wise tangent projection :math:`y_k \leftarrow y_k - \langle x_k, y_k\rangle x_k`, which used
 to cost more than the two GEMMs of the LSA field at n = 10⁴, d = 100. Here it is one pass over
-X and Y, in place. :func:`lsadyn.dynamics.project_tangent` (plain numpy) stays as the reference.
+X and Y, in place. :func:`lsadyn.fields.attention.project_tangent` (plain numpy) stays as the reference.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from . import _kernel_cache  # noqa: F401  (registers the shared, content-keyed numba cache)
+from .. import _kernel_cache  # noqa: F401  (registers the shared, content-keyed numba cache)
 
 _INV_LN2 = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 split for an exact k·ln2 (Cody–Waite)

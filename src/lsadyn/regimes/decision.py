@@ -6,7 +6,7 @@ Time is the rescaled s = t/τ of each point (so one grid serves a batch). With b
 ``n_samples`` samples, the grid is ``s_j = j·Δ``, Δ = S/(n_samples − 1). The horizon multiples tried are
 1, 2, 4, … (doubling) and finally ``budget`` itself (:func:`horizon_factors`). At multiple f the run has
 reached ``f·S`` and the classifier reads the last ``window`` fraction of the grid up to there — exactly
-the samples :func:`lsadyn.regimes.classify_r2_trajectory` would read from a run of horizon f·S with
+the samples :func:`lsadyn.regimes.classify.classify_r2_trajectory` would read from a run of horizon f·S with
 f·(n_samples − 1) + 1 samples (same resolution), so a run decided at f = 1 gives the result of the plain
 fixed-horizon run. Only those window samples are observed (requested from the integrator); the window of
 the next multiple either starts after the current end or inside the current window, so nothing is
@@ -25,7 +25,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .regimes import RegimeTolerances
+from .classify import RegimeTolerances
 
 #: Default budget: undecided runs continue up to this multiple of the base horizon.
 DEFAULT_BUDGET = 16

@@ -1,5 +1,5 @@
 r"""Fast steppers for token fields on :math:`S^{d-1}` (any n, d): the engine of
-:func:`lsadyn.integrate.integrate_sphere`.
+:func:`lsadyn.solvers.integrate.integrate_sphere`.
 
 :func:`dop853_sphere` is the Dormand–Prince 8(5,3) pair with step control (the coefficients, error
 norm and 7th-order dense output of :class:`scipy.integrate.DOP853`), written for a state of shape
@@ -10,7 +10,7 @@ reject every other step) and the step continues with the same step size (the sci
 restarts its solver after every renormalisation instead, which costs two extra field evaluations and
 the step-size history each time).
 A trial step whose stages make the field overflow or turn non-finite (a step far too long for it, e.g.
-USA logits beyond :data:`lsadyn.dynamics.USA_MAX_LOGIT` off the sphere) is rejected and shrunk like a
+USA logits beyond :data:`lsadyn.fields.attention.USA_MAX_LOGIT` off the sphere) is rejected and shrunk like a
 step with a large error; the error is raised only when the step cannot shrink any further.
 Dense output (3 extra evaluations) is computed only for steps that contain an output time, and the
 last step ends exactly on the last output time, so the returned state can be continued from
@@ -21,7 +21,7 @@ are hit exactly by shortening the step that would cross them (``simulate_regime(
 pipeline's d = 100 runs use :func:`dop853_sphere`).
 
 The matrix products of the fields stay in BLAS; the stage sums are one GEMV over the flattened
-stages. The scipy DOP853 path of :func:`lsadyn.integrate.integrate_observed` is the reference the
+stages. The scipy DOP853 path of :func:`lsadyn.solvers.integrate.integrate_observed` is the reference the
 tests compare against.
 """
 
@@ -32,7 +32,7 @@ import math
 import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
-from .compiled_sphere import norm_drift, normalise_rows_inplace
+from ..fields.kernels import norm_drift, normalise_rows_inplace
 
 _NS = _dop.N_STAGES  # 12 stages; K[12] = f(t + h, y_new) (first stage of the next step)
 _A = np.ascontiguousarray(_dop.A[:_NS, :_NS])
@@ -51,7 +51,7 @@ _EXPONENT = -1.0 / 8.0  # error estimator of order 7
 def rk4_increment(k1, k2, k3, k4, h):
     """The classical RK4 increment (h/6)(k₁ + 2(k₂ + k₃) + k₄), formed in place in ``k1`` (``k2`` is overwritten
     too) by the operations numpy's evaluation of that expression does (same roundings); returns ``k1``. Shared by
-    the fixed-step sphere integrator here and the batched one (:func:`lsadyn.batch_sphere.rk4_step`)."""
+    the fixed-step sphere integrator here and the batched one (:func:`lsadyn.batch.rk4_step`)."""
     k2 += k3
     k2 *= 2.0
     k1 += k2
