@@ -126,9 +126,10 @@ def bench_tokens_2d(rows, n=1000, points=16, rounds=7):
     a step whose interval holds sample times (dense output). Also recorded: the whole run's wall time and its
     steps, so a change that lowers the cost per evaluation by evaluating more shows up, and scipy's evaluation
     counts of its other embedded pairs on four of the points (:func:`pair_comparison`)."""
-    from lsadyn.api import _batch_inputs, _PhasePointRun, _PhasePointRunScipy
+    from lsadyn.api import _batch_inputs
+    from lsadyn.runs import PhasePointRun, PhasePointRunScipy
     from lsadyn.solvers.phase_points import field_floor
-    from lsadyn.solvers.integrate import uniform_angles
+    from lsadyn.sampling import uniform_angles
     from lsadyn.reductions.kuramoto import kuramoto_coefficients, phase_point_field
 
     rng = np.random.default_rng(5)
@@ -140,15 +141,15 @@ def bench_tokens_2d(rows, n=1000, points=16, rounds=7):
     z0 = np.exp(2j * uniform_angles(n, 1))
     window = np.linspace(280.0, 400.0, 600)
     idx = np.arange(points)
-    _PhasePointRun(coeffs, z0, 1e-7, 1e-9).advance(idx[:1], np.array([1.0]))  # load the compiled kernels
+    PhasePointRun(coeffs, z0, 1e-7, 1e-9).advance(idx[:1], np.array([1.0]))  # load the compiled kernels
 
     def one_run():
-        run = _PhasePointRun(coeffs, z0, 1e-7, 1e-9)
+        run = PhasePointRun(coeffs, z0, 1e-7, 1e-9)
         t0 = time.perf_counter()
         run.advance(idx, window)
         return time.perf_counter() - t0, int(run.nfev.sum()), int(run.nsteps.sum())
 
-    ref = _PhasePointRun(coeffs, z0, 1e-7, 1e-9)
+    ref = PhasePointRun(coeffs, z0, 1e-7, 1e-9)
     X, Y = ref.X, ref.Y
     OX, OY = np.empty_like(X), np.empty_like(Y)
     floor_batch = _compiled_floor_batch(field_floor)
@@ -183,7 +184,7 @@ def bench_tokens_2d(rows, n=1000, points=16, rounds=7):
         return phase_point_field(t, y, c)
 
     sub = np.arange(4)
-    sc = _PhasePointRunScipy(kuramoto_coefficients(A[sub], V[sub], (beta * tau)[sub]), z0, 1e-7, 1e-9, 4)
+    sc = PhasePointRunScipy(kuramoto_coefficients(A[sub], V[sub], (beta * tau)[sub]), z0, 1e-7, 1e-9, 4)
     import lsadyn.api as api
 
     orig, api.phase_point_field = api.phase_point_field, counted
@@ -268,7 +269,7 @@ def pair_comparison(coeffs, z0, points, rtol, atol, s_end=400.0) -> dict:
     per-evaluation target by making runs slower."""
     from scipy.integrate import solve_ivp
 
-    from lsadyn.api import _take
+    from lsadyn.runs import _take
     from lsadyn.reductions.kuramoto import phase_point_field
 
     y0 = np.concatenate([z0.real, z0.imag])

@@ -5,7 +5,7 @@ Persistence:
 
 For every class of runs of the sweep's plan (model, d, n, weights dense or plane block + c I) this times a few
 RK4 steps of one batch of the size the stage integrates together (:class:`lsadyn.batch.BatchField`,
-:func:`lsadyn.batch.rk4_step`), giving seconds per member per step. A run costs that times its steps,
+:func:`lsadyn.solvers.rk4.rk4_stack_step`), giving seconds per member per step. A run costs that times its steps,
 horizon / step × the mean horizon multiple the runs of its (study, model) reached in a reference build
 (column ``budget_factor`` of results/tables/persistence.csv, default: 1 when no build is there, said in the
 output). Observation and classification are not counted (a few % of a run in d ≤ 100).
@@ -46,8 +46,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from lsadyn.batch import BatchField, rk4_step, run_time_scale  # noqa: E402
-from lsadyn.solvers.integrate import uniform_sphere  # noqa: E402
+from lsadyn.batch import BatchField, run_time_scale  # noqa: E402
+from lsadyn.sampling import uniform_sphere  # noqa: E402
+from lsadyn.solvers.rk4 import rk4_stack_step  # noqa: E402
 from lsadyn.paper.config import merge  # noqa: E402
 from lsadyn.paper.highdim import embed_scenario  # noqa: E402
 from lsadyn.paper.persistence import chunk_ids, run_plan, scenario_set  # noqa: E402
@@ -86,11 +87,11 @@ def step_cost(model: str, d: int, n: int, dense: bool, batch: int, steps: int = 
     tau = np.array([run_time_scale(model, a, v, 1.0) for a, v in mats])
     f = BatchField(model, A, V, np.ones(batch), tau)
     X = np.stack([uniform_sphere(n, d, s) for s in range(batch)])
-    rk4_step(f, X, 1e-3)
+    rk4_stack_step(f, X, 1e-3)
     best = np.inf
     for _ in range(steps):
         t0 = time.perf_counter()
-        rk4_step(f, X, 1e-3)
+        rk4_stack_step(f, X, 1e-3)
         best = min(best, time.perf_counter() - t0)
     return best / batch
 

@@ -6,7 +6,7 @@ from conftest import random_pair
 
 from lsadyn import attention, integrate_sphere, lsa_field, sa_field, uniform_sphere, usa_field
 from lsadyn.fields.attention import lsa_field_pairwise, sa_field_pairwise, usa_field_pairwise
-from lsadyn.solvers.integrate import angles_from_tokens, tokens_from_angles
+from lsadyn.sampling import angles_from_tokens, tokens_from_angles
 from lsadyn.reductions.kuramoto import angle_field, kuramoto_coefficients
 
 

@@ -168,7 +168,8 @@ SPHERE = '''import json
 import numpy as np
 from lsadyn.fields import kernels as sphere_kernels
 from lsadyn.fields.attention import attention, lsa_field, usa_field
-from lsadyn.solvers.integrate import integrate_sphere, uniform_sphere
+from lsadyn.sampling import uniform_sphere
+from lsadyn.solvers.integrate import integrate_sphere
 sphere_kernels.warm_up()
 kernels = {n: k for n, k in vars(sphere_kernels).items()
            if hasattr(k, "_cache") and k.targetoptions.get("inline", "never") != "always"}  # inlined: no version

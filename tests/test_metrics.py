@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from lsadyn.solvers.integrate import integrate_flat, uniform_angles
+from lsadyn.sampling import uniform_angles
+from lsadyn.solvers.integrate import integrate_flat
 from lsadyn.reductions.kuramoto import angle_field, kuramoto_coefficients
 from lsadyn.observers import cluster_shape, conformal_barycentre, oa_manifold_distance
 

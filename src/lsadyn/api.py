@@ -11,18 +11,19 @@ classifier reads are observed.
 from __future__ import annotations
 
 from collections import Counter
+
 import numpy as np
 
 from .budget import check_budget
-from .regimes.decision import DEFAULT_BUDGET, decide, window_tolerances
 from .fields.attention import attention, field_for
-from .solvers.integrate import (integrate_flat, integrate_observed, integrate_sphere, tokens_from_angles, uniform_angles,
-                        uniform_sphere)
-from .reductions.kuramoto import KuramotoCoefficients, kuramoto_coefficients, oa_field, phase_point_field
-from .observers import axis_observer, order_parameter_r2_tokens, pseudo_r2
+from .observers import pseudo_r2
+from .reductions.kuramoto import kuramoto_coefficients, oa_field
 from .regimes.classify import RegimeResult, RegimeTolerances, classify_r2_trajectory
-from .validation import as_int_at_least, as_positive_float, as_tokens
-from .reductions.watanabe_strogatz import WSConstants, ws_field_batch, ws_order_parameter_exact
+from .regimes.decision import DEFAULT_BUDGET, decide, window_tolerances
+from .runs import OARun, PhasePointRun, PhasePointRunScipy, SmallRunCompiled, SphereRun, WSRun, _writable
+from .sampling import initial_tokens, uniform_angles, uniform_sphere
+from .solvers.integrate import integrate_flat
+from .validation import as_int_at_least, as_positive_float
 
 #: Initial points of :func:`predict_regime`: R₂(0) = 0.01·exp(i(π/8 + kπ/4)), k = 0..7,
 #: i.e. wrapped-Cauchy (OA) states close to the uniform measure (R₂ = 0), around it on a circle.
@@ -103,198 +104,6 @@ def _vote(results, method):
     )
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# Runs that can be continued (the objects :func:`lsadyn.regimes.decision.decide` drives); time is s = t/τ per point.
-
-
-class _OARun:
-    """OA ODEs of N points × K starts (scipy DOP853, chunks of ``chunk`` points integrated as one system)."""
-
-    def __init__(self, coeffs, R0, chunk):
-        self.coeffs = coeffs  # shape (N, K)
-        self.R = np.array(R0, dtype=complex)  # (N, K)
-        self.s = 0.0
-        self.chunk = chunk
-
-    def advance(self, idx, times):
-        K = self.R.shape[1]
-        out = np.empty((idx.size, times.size, K), dtype=complex)
-        for lo in range(0, idx.size, self.chunk):
-            sub = idx[lo:lo + self.chunk]
-            co = _take(self.coeffs, sub)
-            R0 = self.R[sub].ravel()
-            Nc = sub.size * K
-            traj = integrate_observed(oa_field, np.concatenate([R0.real, R0.imag]), times, co, t0=self.s,
-                                      rtol=1e-10, atol=1e-12, observer=lambda y: y[:Nc] + 1j * y[Nc:])
-            out[lo:lo + sub.size] = traj.y.reshape(times.size, sub.size, K).transpose(1, 0, 2)
-            self.R[sub] = (traj.state[:Nc] + 1j * traj.state[Nc:]).reshape(sub.size, K)
-        self.s = float(times[-1])
-        return out
-
-
-def _writable(a, dtype=None) -> np.ndarray:
-    """A C-contiguous, writeable copy (numba compiles read-only arrays, e.g. broadcast views, separately:
-    every kernel call must see the same array types as :func:`lsadyn.solvers.phase_points.warm_up`)."""
-    return np.array(a, dtype=dtype, order="C", copy=True)
-
-
-def _coeff_rows(coeffs) -> np.ndarray:
-    """(P, 10) rows [tr (3), Re c (3), Im c (3), β] of flattened :class:`KuramotoCoefficients`."""
-    P = int(np.prod(coeffs.shape))
-    return _writable(np.concatenate([
-        coeffs.tr.reshape(P, 3), coeffs.c.real.reshape(P, 3), coeffs.c.imag.reshape(P, 3),
-        np.reshape(coeffs.beta, (P, 1))], axis=1), dtype=float)
-
-
-def _init_stepper_state(run, P, rtol, atol):
-    """Per-system state of the compiled steppers: time, next step, evaluation and step counts, status."""
-    run.t, run.h = np.zeros(P), np.zeros(P)
-    run.nfev, run.nsteps, run.status = (np.zeros(P, dtype=np.int64) for _ in range(3))
-    run.rtol, run.atol = float(rtol), float(atol)
-
-
-class _SmallRunCompiled:
-    """OA (K starts per point) or WS systems stepped one by one by :func:`lsadyn.solvers.phase_points.advance_small`."""
-
-    independent_points = True
-
-    def __init__(self, kind, coeffs, Y0, K=1, w=None, rtol=1e-10, atol=1e-12):
-        self.kind, self.K = kind, K
-        self.Y = _writable(Y0, dtype=float)
-        self.cf = _coeff_rows(coeffs)
-        w = np.zeros(1, complex) if w is None else np.asarray(w, dtype=complex)
-        self.w_re, self.w_im = _writable(w.real), _writable(w.imag)
-        _init_stepper_state(self, self.Y.shape[0], rtol, atol)
-
-    def advance(self, idx, times):
-        from .solvers.phase_points import OK, advance_small
-
-        active = (np.asarray(idx, dtype=np.int64)[:, None] * self.K + np.arange(self.K)).ravel()
-        times = _writable(times, dtype=float)
-        obs = np.empty((active.size, times.size), dtype=complex)
-        advance_small(self.kind, self.Y, self.t, self.h, self.cf, self.w_re, self.w_im, float(times[-1]), times, obs,
-                      active, self.rtol, self.atol, self.nfev, self.nsteps, self.status)
-        bad = active[self.status[active] != OK]
-        if bad.size:
-            raise FloatingPointError(f"integration failed at s={self.t[bad[0]]:.6g} for system {bad[0]}")
-        out = obs.reshape(len(idx), self.K, times.size).transpose(0, 2, 1)
-        return out if self.K > 1 or self.kind == 0 else out[..., 0]
-
-
-def _take(coeffs, idx):
-    return KuramotoCoefficients(tr=coeffs.tr[idx], c=coeffs.c[idx], beta=coeffs.beta[idx])
-
-
-class _WSRun:
-    """WS variables (α, η) of N points sharing the constants of motion w_k (scipy DOP853, chunks)."""
-
-    def __init__(self, coeffs, theta0, chunk, rtol, atol):
-        self.coeffs = coeffs
-        self.w = np.exp(2j * np.asarray(theta0, dtype=float))
-        self.theta0 = np.asarray(theta0, dtype=float)
-        self.Y = np.zeros((coeffs.shape[0], 3))
-        self.s = 0.0
-        self.chunk, self.rtol, self.atol = chunk, rtol, atol
-
-    def advance(self, idx, times):
-        out = np.empty((idx.size, times.size), dtype=complex)
-        for lo in range(0, idx.size, self.chunk):
-            sub = idx[lo:lo + self.chunk]
-            Nc = sub.size
-            const = WSConstants(theta0=self.theta0, w=np.broadcast_to(self.w, (Nc, self.w.size)),
-                                moments=np.empty(0, complex), coeffs=_take(self.coeffs, sub))
-            traj = integrate_observed(ws_field_batch, self.Y[sub].T.ravel(), times, const, t0=self.s, rtol=self.rtol,
-                                      atol=self.atol,
-                                      observer=lambda y: ws_order_parameter_exact(y.reshape(3, Nc).T, const.w))
-            out[lo:lo + Nc] = traj.y.T
-            self.Y[sub] = traj.state.reshape(3, Nc).T
-        self.s = float(times[-1])
-        return out
-
-
-class _PhasePointRun:
-    """d = 2 LSA tokens of N points in doubled-phase points z_k (:mod:`lsadyn.solvers.phase_points`, per-point DOP853)."""
-
-    independent_points = True
-
-    def __init__(self, coeffs, z0, rtol, atol):
-        N = coeffs.shape[0]
-        z0 = np.broadcast_to(np.asarray(z0, dtype=complex), (N, np.shape(z0)[-1]))
-        self.X = _writable(z0.real, dtype=float)
-        self.Y = _writable(z0.imag, dtype=float)
-        self.tr = _writable(coeffs.tr, dtype=float)
-        self.cre = _writable(coeffs.c.real, dtype=float)
-        self.cim = _writable(coeffs.c.imag, dtype=float)
-        self.beta = _writable(coeffs.beta, dtype=float)
-        _init_stepper_state(self, N, rtol, atol)
-
-    def advance(self, idx, times):
-        from .solvers.phase_points import OK, STEP_TOO_SMALL, advance_phase_points
-
-        idx = _writable(idx, dtype=np.int64)
-        times = _writable(times, dtype=float)
-        obs = np.empty((idx.size, times.size), dtype=complex)
-        advance_phase_points(self.X, self.Y, self.t, self.h, self.tr, self.cre, self.cim, self.beta, float(times[-1]),
-                             times, obs, idx, self.rtol, self.atol, self.nfev, self.nsteps, self.status)
-        bad = idx[self.status[idx] != OK]
-        if bad.size:
-            p = bad[0]
-            why = "step size too small" if self.status[p] == STEP_TOO_SMALL else "NaN/inf"
-            raise FloatingPointError(f"integration failed ({why}) at s={self.t[p]:.6g} for parameter point {p}")
-        return obs
-
-
-class _PhasePointRunScipy:
-    """The reference path of :class:`_PhasePointRun`: scipy DOP853 on :func:`phase_point_field`, chunks of
-    points integrated as one system (the step size is shared within a chunk)."""
-
-    def __init__(self, coeffs, z0, rtol, atol, chunk):
-        N = coeffs.shape[0]
-        z0 = np.broadcast_to(np.asarray(z0, dtype=complex), (N, np.shape(z0)[-1]))
-        self.Z = np.array(z0)
-        self.coeffs, self.rtol, self.atol, self.chunk = coeffs, rtol, atol, chunk
-        self.s = 0.0
-
-    def advance(self, idx, times):
-        out = np.empty((idx.size, times.size), dtype=complex)
-        n = self.Z.shape[1]
-        for lo in range(0, idx.size, self.chunk):
-            sub = idx[lo:lo + self.chunk]
-            half = sub.size * n
-            Zc = self.Z[sub]
-            traj = integrate_observed(
-                phase_point_field, np.concatenate([Zc.real.ravel(), Zc.imag.ravel()]), times, _take(self.coeffs, sub),
-                t0=self.s, rtol=self.rtol, atol=self.atol,
-                observer=lambda y: y[:half].reshape(-1, n).mean(axis=1) + 1j * y[half:].reshape(-1, n).mean(axis=1))
-            out[lo:lo + sub.size] = traj.y.T
-            self.Z[sub] = (traj.state[:half] + 1j * traj.state[half:]).reshape(sub.size, n)
-        self.s = float(times[-1])
-        return out
-
-
-class _SphereRun:
-    """One token system on the sphere (any d, any model) through :func:`integrate_sphere`, continued from
-    ``Trajectory.state`` (and ``next_step``); observes R₂ (d = 2) or [r, leading axis] (d > 2)."""
-
-    def __init__(self, field, X0, p, method, rtol, atol, dt, tau):
-        self.field, self.X, self.p = field, np.array(X0, dtype=float), p
-        self.method, self.rtol, self.atol, self.dt, self.tau = method, rtol, atol, dt, tau
-        self.t = 0.0
-        self.h = None
-        self.n_steps = 0
-
-    def advance(self, idx, times):
-        observer = order_parameter_r2_tokens if self.p.d == 2 else axis_observer
-        kw = {"first_step": self.h} if self.method == "DOP853" else {}
-        traj = integrate_sphere(self.field, self.X, times * self.tau, self.p, t0=self.t, method=self.method,
-                                rtol=self.rtol, atol=self.atol, dt=self.dt, observer=observer, **kw)
-        self.X = np.asarray(traj.state, dtype=float).reshape(self.X.shape)
-        self.h = traj.next_step
-        self.t = float(times[-1] * self.tau)
-        self.n_steps += traj.n_steps
-        return traj.y[None]
-
-
 def _classifier(method, tol, tau):
     wtol = window_tolerances(tol)
 
@@ -347,9 +156,9 @@ def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=N
         from .solvers.phase_points import OA_KIND
 
         R0f = _writable(R0).ravel()
-        run = _SmallRunCompiled(OA_KIND, coeffs, np.stack([R0f.real, R0f.imag], axis=1), K=K)
+        run = SmallRunCompiled(OA_KIND, coeffs, np.stack([R0f.real, R0f.imag], axis=1), K=K)
     elif engine == "scipy":
-        run = _OARun(coeffs, R0, max(1, int(chunk)))
+        run = OARun(coeffs, R0, max(1, int(chunk)))
     else:
         raise ValueError(f"engine: unknown engine {engine!r}; choose compiled or scipy")
     return decide(run, N, horizon, n_samples, _budget(budget, retry), classify, tau,
@@ -394,9 +203,9 @@ def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_s
                  runs=A.shape[0])
     coeffs = kuramoto_coefficients(A, V, beta * tau)
     if engine == "compiled":
-        run = _PhasePointRun(coeffs, z0, rtol, atol)
+        run = PhasePointRun(coeffs, z0, rtol, atol)
     elif engine == "scipy":
-        run = _PhasePointRunScipy(coeffs, z0, rtol, atol, chunk)
+        run = PhasePointRunScipy(coeffs, z0, rtol, atol, chunk)
     else:
         raise ValueError(f"engine: unknown engine {engine!r}; choose compiled or scipy")
     res = decide(run, A.shape[0], horizon, n_samples, _budget(budget, retry), _classifier("particles", tol, tau), tau,
@@ -424,7 +233,7 @@ def token_r2_batch(A, V, beta, z0, t_eval, *, rtol=1e-8, atol=1e-10) -> np.ndarr
         P = idx.size
         coeffs = kuramoto_coefficients(np.broadcast_to(np.asarray(A, dtype=float), (P, 2, 2)),
                                        np.broadcast_to(np.asarray(V, dtype=float), (P, 2, 2)), np.full(P, float(beta)))
-        out[idx] = _PhasePointRun(coeffs, np.stack([pops[i] for i in idx]), rtol, atol).advance(np.arange(P), t_eval)
+        out[idx] = PhasePointRun(coeffs, np.stack([pops[i] for i in idx]), rtol, atol).advance(np.arange(P), t_eval)
     return out
 
 
@@ -445,10 +254,10 @@ def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=
     if engine == "compiled":
         from .solvers.phase_points import WS_KIND
 
-        run = _SmallRunCompiled(WS_KIND, coeffs, np.zeros((A.shape[0], 3)), w=np.exp(2j * theta0), rtol=rtol,
+        run = SmallRunCompiled(WS_KIND, coeffs, np.zeros((A.shape[0], 3)), w=np.exp(2j * theta0), rtol=rtol,
                                 atol=atol)
     elif engine == "scipy":
-        run = _WSRun(coeffs, theta0, max(1, int(chunk)), rtol, atol)
+        run = WSRun(coeffs, theta0, max(1, int(chunk)), rtol, atol)
     else:
         raise ValueError(f"engine: unknown engine {engine!r}; choose compiled or scipy")
     return decide(run, A.shape[0], horizon, n_samples, _budget(budget, retry), _classifier("ws", tol, tau), tau,
@@ -463,30 +272,6 @@ def ws_regime(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=8000, 
         raise ValueError(f"A: the WS reduction needs d = 2, got {p.d}x{p.d}")
     return ws_regime_batch(p.A[None], p.V[None], p.beta, n=n, seed=seed, horizon=horizon, n_samples=n_samples,
                            tol=tol, budget=budget, progress=progress, max_bytes=max_bytes, max_seconds=max_seconds)[0]
-
-
-def initial_tokens(X0, d: int) -> np.ndarray:
-    """Validate the user's initial tokens: an (n, d) array of unit vectors, or (d = 2) angles of shape (n,).
-    Returns (n, d) floats; raises a one-line ``ValueError`` naming ``X0``."""
-    try:
-        arr = np.asarray(X0, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError("X0: not a numeric array") from None
-    if arr.ndim == 1:
-        if d != 2:
-            raise ValueError(f"X0: angles of shape (n,) only in d = 2; give an (n, {d}) array of tokens")
-        if not np.all(np.isfinite(arr)):
-            raise ValueError("X0: contains NaN or inf")
-        arr = tokens_from_angles(arr)
-    arr = as_tokens(arr, "X0")
-    if arr.shape[1] != d:
-        raise ValueError(f"X0: expected tokens of dimension d = {d}, got shape {arr.shape}")
-    if arr.shape[0] < 2:
-        raise ValueError(f"X0: need at least 2 tokens, got {arr.shape[0]}")
-    dev = float(np.max(np.abs(np.linalg.norm(arr, axis=1) - 1.0)))
-    if dev > 1e-9:
-        raise ValueError(f"X0: tokens must have unit norm to 1e-9 (largest deviation {dev:.3g})")
-    return arr
 
 
 def simulate_regime(
@@ -547,7 +332,7 @@ def simulate_regime(
                                      tol=tol, rtol=rtol, atol=atol, budget=budget, progress=progress)[0]
         res.method = f"particles-{model}"
         return res
-    run = _SphereRun(field, X, p, method, rtol, atol, dt, tau)
+    run = SphereRun(field, X, p, method, rtol, atol, dt, tau)
     wtol = window_tolerances(tol)
 
     def classify(i, s, obs):

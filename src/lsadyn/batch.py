@@ -13,8 +13,8 @@ V_b x_j\big)` (SCIENCE.md §1; LSA h(y) = y, USA h(y) = eᵞ), in its own rescal
 Per step the cost is that of the B fields (stacked GEMMs, no Python loop over members or tokens); the
 Python overhead of a step is paid once for the batch, which is what makes many small runs (d ≤ 32)
 cheap. The step in s is the largest ``≤ dt`` that divides the sample spacing, so every output time is a
-step boundary. Observed at each output time: ``[r, leading axis of M]``
-(:func:`lsadyn.observers.axis_observer`, batched); classified as r(t) e^{2iφ(t)}
+step boundary (the run: :class:`lsadyn.runs.BatchTokenRun`). Observed at each output time: ``[r, leading axis of
+M]`` (:func:`lsadyn.observers.batch_axis_observer`); classified as r(t) e^{2iφ(t)}
 (:func:`lsadyn.observers.pseudo_r2`) like :func:`lsadyn.api.simulate_regime` in d > 2, with the noise floor
 of i.i.d. uniform tokens as the "interior" threshold in d > 2.
 
@@ -28,20 +28,20 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .api import time_scale
-from .fields.kernels import exp_inplace
-from .regimes.decision import DEFAULT_BUDGET, decide, window_tolerances
 from .fields.attention import USA_MAX_LOGIT
+from .fields.kernels import exp_inplace
 from .observers import (
+    batch_axis_observer,
     cluster_shape,
     mean_token_norm,
     pseudo_r2,
     r_change_last_quarter,
     r_noise_floor,
     r_settled,
-    top_eigenpair,
 )
 from .regimes.classify import RegimeResult, RegimeTolerances, classify_r2_trajectory
-from .solvers.dop853 import rk4_increment
+from .regimes.decision import DEFAULT_BUDGET, decide, window_tolerances
+from .runs import BatchTokenRun
 
 BATCH_MODELS = ("lsa", "usa")
 
@@ -164,84 +164,6 @@ class BatchField:
         Y *= factor
         Y -= np.einsum("bkd,bkd->bk", X, Y)[:, :, None] * X
         return Y
-
-
-def batch_axis_observer(X) -> np.ndarray:
-    """``[r, leading axis of M]`` for every member of X (B, n, d) → (B, d + 1) (batched
-    :func:`lsadyn.observers.axis_observer`: same sign convention, largest entry of the axis > 0)."""
-    B, n, d = X.shape
-    M = np.matmul(np.swapaxes(X, 1, 2), X) / n
-    if d <= 8:
-        lam, vec = np.linalg.eigh(M)
-        lam, v = lam[:, -1], vec[:, :, -1]
-    else:  # the top eigenpair only (LAPACK syevr), member by member
-        lam, v = np.empty(B), np.empty((B, d))
-        for b in range(B):
-            lam[b], v[b] = top_eigenpair(M[b])
-    v = v * np.sign(v[np.arange(B), np.argmax(np.abs(v), axis=1)])[:, None]
-    r = (d * lam - 1.0) / (d - 1.0)
-    return np.concatenate([r[:, None], v], axis=1)
-
-
-def rk4_step(f, X, h):
-    """One classical RK4 step of dX/ds = f(X) for the stack X, rows renormalised afterwards (in place).
-
-    X + (h/2) k₁, X + (h/2) k₂, X + h k₃, then X += (h/6)(k₁ + 2(k₂ + k₃) + k₄) and X /= ‖rows‖, each operation
-    the one numpy's expression evaluation does (same roundings), into reused buffers."""
-    tmp = np.empty_like(X)
-    k1 = f(X)
-    np.multiply(k1, h / 2, out=tmp)
-    tmp += X
-    k2 = f(tmp)
-    np.multiply(k2, h / 2, out=tmp)
-    tmp += X
-    k3 = f(tmp)
-    np.multiply(k3, h, out=tmp)
-    tmp += X
-    k4 = f(tmp)
-    X += rk4_increment(k1, k2, k3, k4, h)
-    np.multiply(X, X, out=tmp)  # the row norms as numpy.linalg.norm(X, axis=2) forms them
-    nrm = np.add.reduce(tmp, axis=2, keepdims=True)
-    np.sqrt(nrm, out=nrm)
-    X /= nrm
-    return X
-
-
-class BatchTokenRun:
-    """A stack of token systems advanced together (the ``run`` object of :func:`lsadyn.regimes.decision.decide`).
-
-    Every member advanced in one call is at the same rescaled time (the decision procedure only drops
-    members), so one step sequence serves them all. ``h``: RK4 step in s."""
-
-    independent_points = False
-
-    def __init__(self, fld: BatchField, X0, h: float):
-        self.field = fld
-        self.X = np.array(X0, dtype=float, order="C")
-        self.h = float(h)
-        self.s = 0.0
-        self.n_steps = 0
-
-    def advance(self, idx, times):
-        idx = np.asarray(idx)
-        X = self.X[idx]
-        f = self.field.take(idx)
-        out = np.empty((idx.size, len(times), X.shape[2] + 1))
-        s = self.s
-        for j, te in enumerate(times):
-            steps = int(round((te - s) / self.h))
-            if steps > 0:
-                h = (te - s) / steps  # = self.h up to rounding: the step divides the sample spacing
-                for _ in range(steps):
-                    rk4_step(f, X, h)
-                self.n_steps += steps
-                if not np.all(np.isfinite(X)):
-                    raise FloatingPointError(f"batch integration produced NaN/inf before s = {te:.6g}")
-            s = te
-            out[:, j] = batch_axis_observer(X)
-        self.X[idx] = X
-        self.s = float(times[-1])
-        return out
 
 
 @dataclass

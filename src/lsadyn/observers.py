@@ -5,6 +5,8 @@ r"""Observers: order parameters of a token configuration.
   :math:`M = \frac1n\sum_j x_j x_j^\top`; 0 for the uniform measure, 1 when every token lies on
   one axis, equal to :math:`|R_2|` in d = 2.
 * :func:`leading_axis`: the unit eigenvector of M for :math:`\lambda_{max}` (sign fixed).
+* :func:`axis_observer` ``[r, leading axis]`` (d + 1,) of X (n, d), and :func:`batch_axis_observer` of a stack
+  X (B, n, d) -> (B, d + 1).
 * :func:`cluster_shape`: one cluster or an antipodal pair, from |mean token| of a clustered state.
 * :func:`oa_manifold_distance`: distance of a d = 2 population's doubled phases from the OA manifold.
 """
@@ -82,6 +84,23 @@ def axis_observer(X) -> np.ndarray:
     lam, v = top_eigenpair(X.T @ X / n)
     v = v * np.sign(v[np.argmax(np.abs(v))])
     return np.concatenate([[(d * lam - 1.0) / (d - 1.0)], v])
+
+
+def batch_axis_observer(X) -> np.ndarray:
+    """``[r, leading axis of M]`` for every member of X (B, n, d) → (B, d + 1) (batched
+    :func:`lsadyn.observers.axis_observer`: same sign convention, largest entry of the axis > 0)."""
+    B, n, d = X.shape
+    M = np.matmul(np.swapaxes(X, 1, 2), X) / n
+    if d <= 8:
+        lam, vec = np.linalg.eigh(M)
+        lam, v = lam[:, -1], vec[:, :, -1]
+    else:  # the top eigenpair only (LAPACK syevr), member by member
+        lam, v = np.empty(B), np.empty((B, d))
+        for b in range(B):
+            lam[b], v[b] = top_eigenpair(M[b])
+    v = v * np.sign(v[np.arange(B), np.argmax(np.abs(v), axis=1)])[:, None]
+    r = (d * lam - 1.0) / (d - 1.0)
+    return np.concatenate([r[:, None], v], axis=1)
 
 
 def pseudo_r2(r, axes) -> np.ndarray:

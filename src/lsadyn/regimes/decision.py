@@ -1,5 +1,5 @@
 """The one decision procedure shared by every OA, WS and token run (single-point and batch APIs, CLI,
-pipeline): integrate, classify, and while undecided **continue from where the run stopped** with a
+pipeline), driving any :class:`lsadyn.runs.Run` (the protocol ``advance(idx, times) -> samples``): integrate, classify, and while undecided **continue from where the run stopped** with a
 longer horizon, until the classifier decides or the budget runs out.
 
 Time is the rescaled s = t/τ of each point (so one grid serves a batch). With base horizon ``S`` and
@@ -21,11 +21,16 @@ the budget ran out) and ``details['budget_factor']`` (the multiple f used).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .classify import RegimeTolerances
+from .classify import RegimeResult, RegimeTolerances
+
+if TYPE_CHECKING:
+    from ..runs import Run
 
 #: Default budget: undecided runs continue up to this multiple of the base horizon.
 DEFAULT_BUDGET = 16
@@ -58,13 +63,14 @@ def window_tolerances(tol: RegimeTolerances | None) -> RegimeTolerances:
     return replace(tol or RegimeTolerances(), window=1.0)
 
 
-def decide(run, n_points: int, horizon: float, n_samples: int, budget: float, classify, tau, *,
-           window: float = 0.3, progress=None) -> list:
-    """Run the decision procedure on ``n_points`` points.
+def decide(run: Run, n_points: int, horizon: float, n_samples: int, budget: float,
+           classify: Callable[[int, np.ndarray, np.ndarray], RegimeResult], tau: float | Sequence[float] | np.ndarray,
+           *, window: float = 0.3, progress: Callable[[float], None] | None = None) -> list[RegimeResult]:
+    """Run the decision procedure on ``n_points`` points of ``run``.
 
-    ``run.advance(idx, times) -> samples``: integrate the points ``idx`` (int array) from where they
-    stopped to ``times[-1]`` and return their observations at ``times`` (ascending, rescaled time), an
-    array of shape (len(idx), len(times), ...). ``classify(i, s, samples_i) -> RegimeResult`` reads one
+    ``run``: a :class:`lsadyn.runs.Run`: ``run.advance(idx, times) -> samples`` integrates the points ``idx``
+    (int array) from where they stopped to ``times[-1]`` and returns their observations at ``times`` (ascending,
+    rescaled time), an array of shape (len(idx), len(times), ...). ``classify(i, s, samples_i) -> RegimeResult`` reads one
     point's window (``s`` (m,), ``samples_i`` (m, ...)) and returns rates/periods in physical time.
     ``tau`` (n_points,): time scales (physical t = τ s). ``progress``: optional callable(fraction_done),
     fraction = horizon multiple reached / budget, and 1.0 once every point is decided. Runs whose points step

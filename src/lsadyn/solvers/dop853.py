@@ -1,5 +1,5 @@
-r"""Fast steppers for token fields on :math:`S^{d-1}` (any n, d): the engine of
-:func:`lsadyn.solvers.integrate.integrate_sphere`.
+r"""DOP853 for token fields on :math:`S^{d-1}` (any n, d), state X (n, d): the default engine of
+:func:`lsadyn.solvers.integrate.integrate_sphere` (the fixed-step one is :mod:`lsadyn.solvers.rk4`).
 
 :func:`dop853_sphere` is the Dormand–Prince 8(5,3) pair with step control (the coefficients, error
 norm and 7th-order dense output of :class:`scipy.integrate.DOP853`), written for a state of shape
@@ -15,10 +15,6 @@ step with a large error; the error is raised only when the step cannot shrink an
 Dense output (3 extra evaluations) is computed only for steps that contain an output time, and the
 last step ends exactly on the last output time, so the returned state can be continued from
 (``Trajectory.state``, ``Trajectory.next_step``) without any interpolation error.
-
-:func:`rk4_sphere` is classical RK4 with a fixed step, renormalised after every step; output times
-are hit exactly by shortening the step that would cross them (``simulate_regime(method="rk4")``; the
-pipeline's d = 100 runs use :func:`dop853_sphere`).
 
 The matrix products of the fields stay in BLAS; the stage sums are one GEMV over the flattened
 stages. The scipy DOP853 path of :func:`lsadyn.solvers.integrate.integrate_observed` is the reference the
@@ -46,18 +42,6 @@ _A_EXTRA = np.ascontiguousarray(_dop.A[_NS + 1:])
 _C_EXTRA = np.ascontiguousarray(_dop.C[_NS + 1:])
 _SAFETY, _MIN_FACTOR, _MAX_FACTOR = 0.9, 0.2, 10.0
 _EXPONENT = -1.0 / 8.0  # error estimator of order 7
-
-
-def rk4_increment(k1, k2, k3, k4, h):
-    """The classical RK4 increment (h/6)(k₁ + 2(k₂ + k₃) + k₄), formed in place in ``k1`` (``k2`` is overwritten
-    too) by the operations numpy's evaluation of that expression does (same roundings); returns ``k1``. Shared by
-    the fixed-step sphere integrator here and the batched one (:func:`lsadyn.batch.rk4_step`)."""
-    k2 += k3
-    k2 *= 2.0
-    k1 += k2
-    k1 += k4
-    k1 *= h / 6
-    return k1
 
 
 def _rms(x):
@@ -213,28 +197,3 @@ def dop853_sphere(field, X0, t_eval, args, *, t0=0.0, rtol=1e-9, atol=1e-11, obs
             i += 1
         y, t, h_abs = y_new, t_new, h_next
     return out, _unit_rows(y, shape), h_abs, n_steps, n_evals
-
-
-def rk4_sphere(field, X0, t_eval, args, *, t0=0.0, dt, observer=None):
-    """Fixed-step RK4, rows renormalised after every step; the step crossing an output time is
-    shortened to end on it. Returns ``(obs, X_end, n_steps)`` (see :func:`dop853_sphere`)."""
-    X = np.array(X0, dtype=float, order="C")
-    obs = observer if observer is not None else (lambda Z: Z.copy())
-    out = []
-    n_steps = 0
-    t = float(t0)
-    for te in t_eval:
-        while t < te - 1e-14 * max(1.0, abs(te)):
-            h = min(dt, te - t)
-            k1 = field(t, X, args)
-            k2 = field(t + h / 2, X + h / 2 * k1, args)
-            k3 = field(t + h / 2, X + h / 2 * k2, args)
-            k4 = field(t + h, X + h * k3, args)
-            X += rk4_increment(k1, k2, k3, k4, h)
-            normalise_rows_inplace(X)
-            if not np.all(np.isfinite(X)):
-                raise FloatingPointError(f"integration produced NaN/inf at t={t + h:.6g}")
-            t += h
-            n_steps += 1
-        out.append(obs(X.copy()))
-    return out, X, n_steps

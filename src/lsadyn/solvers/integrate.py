@@ -11,7 +11,7 @@
 Observers are separate: pass ``observer(X) -> array`` to store only what is needed
 (e.g. :func:`lsadyn.observers.order_parameter_r2`) instead of every state.
 
-Initial conditions are deterministic functions of a seed (:func:`uniform_sphere`).
+Initial conditions are in :mod:`lsadyn.sampling`.
 """
 
 from __future__ import annotations
@@ -39,29 +39,6 @@ class Trajectory:
     state: np.ndarray | None = None
     next_step: float | None = None  # integrate_sphere DOP853: step size to continue with (``first_step``)
     n_evals: int = 0  # integrate_sphere: field evaluations
-
-
-def uniform_sphere(n: int, d: int, seed: int) -> np.ndarray:
-    """``n`` points i.i.d. uniform on :math:`S^{d-1}` from ``numpy.random.default_rng(seed)``, shape (n, d)."""
-    g = np.random.default_rng(seed).standard_normal((n, d))
-    return g / np.linalg.norm(g, axis=1, keepdims=True)
-
-
-def uniform_angles(n: int, seed: int) -> np.ndarray:
-    """``n`` angles i.i.d. uniform on [0, 2π) from ``default_rng(seed)``, shape (n,)."""
-    return np.random.default_rng(seed).uniform(0.0, 2 * np.pi, n)
-
-
-def tokens_from_angles(theta) -> np.ndarray:
-    """Angles θ (n,) to tokens x_k = (cos θ_k, sin θ_k), shape (n, 2)."""
-    theta = np.asarray(theta, dtype=float)
-    return np.stack([np.cos(theta), np.sin(theta)], axis=-1)
-
-
-def angles_from_tokens(X) -> np.ndarray:
-    """Tokens (…, 2) to angles θ = atan2(x₂, x₁) in (−π, π]."""
-    X = np.asarray(X)
-    return np.arctan2(X[..., 1], X[..., 0])
 
 
 def _normalise(X):
@@ -166,7 +143,7 @@ def _integrate_sphere(field, X, shape, t_eval, args, t0, method, rtol, atol, dt,
                                                              renorm_tol=renorm_tol)
         return Trajectory(t_eval, np.asarray(out), n_steps, X_end, h_next, n_evals)
     if method == "rk4":
-        from .dop853 import rk4_sphere
+        from .rk4 import rk4_sphere
 
         if dt is None or not dt > 0:
             raise ValueError("dt: fixed-step rk4 needs dt > 0")
