@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kernels import exp_inplace, project_tangent_fast
 from ..validation import as_positive_float, as_square_matrix, check_scale
+from .kernels import exp_inplace, project_tangent_fast
 
 #: Largest logit ``beta * <x, A y>`` for which ``exp`` is evaluated in USA (exp(700) ~ 1e304).
 USA_MAX_LOGIT = 700.0
