@@ -1,6 +1,7 @@
 """Integration of vector fields ``f(t, y, args)``, on the sphere and in flat space.
 
-* :func:`integrate_sphere` integrates token fields (``X`` of shape (n, d)) with DOP853 (default: the
+* :func:`integrate_sphere` (one entry point, the solver chosen by name from :data:`SPHERE_SOLVERS`) integrates
+  token fields (``X`` of shape (n, d)) with DOP853 (default: the
   fast sphere-projected stepper of :mod:`lsadyn.solvers.dop853`, rows renormalised after every
   step, continuable from ``Trajectory.state`` / ``Trajectory.next_step``), fixed-step RK4, or the
   scipy reference solvers (``"scipy-DOP853"``, ``"RK45"``: tokens renormalised, and the solver
@@ -24,8 +25,6 @@ import numpy as np
 from scipy.integrate import DOP853, RK45, solve_ivp
 
 _ADAPTIVE = {"DOP853": DOP853, "RK45": RK45}
-#: Methods of :func:`integrate_sphere`: the fast steppers and the scipy references.
-SPHERE_METHODS = ("DOP853", "rk4", "scipy-DOP853", "RK45")
 
 
 @dataclass
@@ -101,8 +100,8 @@ def integrate_sphere(
     if method not in SPHERE_METHODS:
         raise ValueError(f"method: unknown method {method!r}; choose one of {', '.join(SPHERE_METHODS)}")
     with _blas_threads_for(shape[0]):
-        return _integrate_sphere(field, X, shape, t_eval, args, t0, method, rtol, atol, dt, observer, renorm_tol,
-                                 first_step)
+        return SPHERE_SOLVERS[method](field, X, t_eval, args, t0=t0, method=method, rtol=rtol, atol=atol, dt=dt,
+                                      observer=observer, renorm_tol=renorm_tol, first_step=first_step)
 
 
 #: Token systems up to this n are integrated with one BLAS thread: their matrix products (n ≤ 2000,
@@ -134,21 +133,26 @@ def thread_pools():
     return ThreadpoolController()
 
 
-def _integrate_sphere(field, X, shape, t_eval, args, t0, method, rtol, atol, dt, observer, renorm_tol, first_step):
-    if method == "DOP853":
-        from .dop853 import dop853_sphere
+def _sphere_dop853(field, X, t_eval, args, *, t0, method, rtol, atol, dt, observer, renorm_tol, first_step):
+    from .dop853 import dop853_sphere
 
-        out, X_end, h_next, n_steps, n_evals = dop853_sphere(field, X, t_eval, args, t0=t0, rtol=rtol, atol=atol,
-                                                             observer=observer, first_step=first_step,
-                                                             renorm_tol=renorm_tol)
-        return Trajectory(t_eval, np.asarray(out), n_steps, X_end, h_next, n_evals)
-    if method == "rk4":
-        from .rk4 import rk4_sphere
+    out, X_end, h_next, n_steps, n_evals = dop853_sphere(field, X, t_eval, args, t0=t0, rtol=rtol, atol=atol,
+                                                         observer=observer, first_step=first_step,
+                                                         renorm_tol=renorm_tol)
+    return Trajectory(t_eval, np.asarray(out), n_steps, X_end, h_next, n_evals)
 
-        if dt is None or not dt > 0:
-            raise ValueError("dt: fixed-step rk4 needs dt > 0")
-        out, X_end, n_steps = rk4_sphere(field, X, t_eval, args, t0=t0, dt=dt, observer=observer)
-        return Trajectory(t_eval, np.asarray(out), n_steps, X_end, None, 4 * n_steps)
+
+def _sphere_rk4(field, X, t_eval, args, *, t0, method, rtol, atol, dt, observer, renorm_tol, first_step):
+    from .rk4 import rk4_sphere
+
+    if dt is None or not dt > 0:
+        raise ValueError("dt: fixed-step rk4 needs dt > 0")
+    out, X_end, n_steps = rk4_sphere(field, X, t_eval, args, t0=t0, dt=dt, observer=observer)
+    return Trajectory(t_eval, np.asarray(out), n_steps, X_end, None, 4 * n_steps)
+
+
+def _sphere_scipy(field, X, t_eval, args, *, t0, method, rtol, atol, dt, observer, renorm_tol, first_step):
+    shape = X.shape
     obs = observer if observer is not None else (lambda Z: Z.copy())
     last = {}
 
@@ -169,6 +173,13 @@ def _integrate_sphere(field, X, shape, t_eval, args, t0, method, rtol, atol, dt,
         observer=observe, restart=restart,
     )
     return Trajectory(t_eval, traj.y, traj.n_steps, last.get("X"), None, 0)
+
+
+#: The method registry of :func:`integrate_sphere`: name -> solver ``(field, X, t_eval, args, **options) ->
+#: Trajectory`` (options: t0, method, rtol, atol, dt, observer, renorm_tol, first_step; each uses those it needs).
+SPHERE_SOLVERS = {"DOP853": _sphere_dop853, "rk4": _sphere_rk4, "scipy-DOP853": _sphere_scipy, "RK45": _sphere_scipy}
+#: Methods of :func:`integrate_sphere`: the fast steppers and the scipy references.
+SPHERE_METHODS = tuple(SPHERE_SOLVERS)
 
 
 def integrate_observed(field, y0, t_eval, args, *, t0=0.0, method="DOP853", rtol=1e-9, atol=1e-11,
