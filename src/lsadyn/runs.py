@@ -53,8 +53,6 @@ class Run(Protocol):
         ...
 
 
-
-
 class OARun:
     """OA ODEs of N points × K starts (scipy DOP853, chunks of ``chunk`` points integrated as one system)."""
 
