@@ -6,10 +6,10 @@ file, so every copy of the repository compiled the kernels again (~30 s of CPU).
 (registered first in numba's list of locators by importing this module, which every kernel module does before
 its first ``@njit(cache=True)``) files lsadyn's kernels by content instead:
 
-- folder ``<base>/lsadyn-<key>/<package path>``, with ``<base>`` = ``$NUMBA_CACHE_DIR`` if set, else
-  ``$XDG_CACHE_HOME/lsadyn/numba`` (``~/.cache/lsadyn/numba``), and ``<key>`` = SHA-256 of the numba and
-  Python versions and of the contents of every kernel source: each lsadyn module that imports numba, and the
-  lsadyn modules those import (transitively);
+- folder ``<base>/lsadyn-<key>/<package>`` (``lsadyn``, ``lsadyn.fields``, ``lsadyn.solvers``), with
+  ``<base>`` = ``$NUMBA_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/lsadyn/numba`` (``~/.cache/lsadyn/numba``),
+  and ``<key>`` = SHA-256 of the numba and Python versions and of the contents of every kernel source: each
+  lsadyn module that imports numba, and the lsadyn modules those import (transitively);
 - source stamp (what numba compares before loading) = the same key.
 
 So an edit to any kernel module (a callee in another file included: numba itself checks only a function's own
@@ -115,7 +115,9 @@ class KernelCacheLocator(caching._CacheLocator):
 
     def __init__(self, py_func, py_file):
         self._lineno = py_func.__code__.co_firstlineno
-        sub = Path(py_file).resolve().parent.relative_to(PACKAGE.parent)  # e.g. "lsadyn"
+        # one folder per package, directly in the key's folder ("lsadyn", "lsadyn.solvers", ...): a kernel added to the
+        # cache changes the modification time of a folder there (what the job runner's server watches)
+        sub = ".".join(Path(py_file).resolve().parent.relative_to(PACKAGE.parent).parts)
         self._cache_path = str(cache_dir() / sub)
 
     def get_cache_path(self):

@@ -3,7 +3,8 @@
 All three integrate to ``T = horizon · τ`` with the time scale ``τ = 1 / (β ‖A‖₂ ‖V‖₂)`` on a grid of
 ``n_samples`` equally spaced times and classify the trajectory of R₂ (d = 2) or of
 ``r(t) e^{2iφ(t)}`` (d > 2, φ the angle swept by the leading axis of M) with
-:func:`lsadyn.regimes.classify.classify_r2_trajectory`, through the one decision procedure of :mod:`lsadyn.regimes.decision`:
+:func:`lsadyn.regimes.classify.classify_r2_trajectory`, through the one decision procedure of
+:mod:`lsadyn.regimes.decision`:
 undecided runs continue from where they stopped, up to ``budget`` × the horizon. Only the samples the
 classifier reads are observed.
 """

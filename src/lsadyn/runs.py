@@ -159,7 +159,8 @@ class WSRun:
 
 
 class PhasePointRun:
-    """d = 2 LSA tokens of N points in doubled-phase points z_k (:mod:`lsadyn.solvers.phase_points`, per-point DOP853)."""
+    """d = 2 LSA tokens of N points in doubled-phase points z_k (:mod:`lsadyn.solvers.phase_points`, per-point
+    DOP853)."""
 
     independent_points = True
 

@@ -1,5 +1,6 @@
 """The one decision procedure shared by every OA, WS and token run (single-point and batch APIs, CLI,
-pipeline), driving any :class:`lsadyn.runs.Run` (the protocol ``advance(idx, times) -> samples``): integrate, classify, and while undecided **continue from where the run stopped** with a
+pipeline), driving any :class:`lsadyn.runs.Run` (the protocol ``advance(idx, times) -> samples``): integrate,
+classify, and while undecided **continue from where the run stopped** with a
 longer horizon, until the classifier decides or the budget runs out.
 
 Time is the rescaled s = t/τ of each point (so one grid serves a batch). With base horizon ``S`` and
@@ -70,7 +71,8 @@ def decide(run: Run, n_points: int, horizon: float, n_samples: int, budget: floa
 
     ``run``: a :class:`lsadyn.runs.Run`: ``run.advance(idx, times) -> samples`` integrates the points ``idx``
     (int array) from where they stopped to ``times[-1]`` and returns their observations at ``times`` (ascending,
-    rescaled time), an array of shape (len(idx), len(times), ...). ``classify(i, s, samples_i) -> RegimeResult`` reads one
+    rescaled time), an array of shape (len(idx), len(times), ...). ``classify(i, s, samples_i) -> RegimeResult``
+    reads one
     point's window (``s`` (m,), ``samples_i`` (m, ...)) and returns rates/periods in physical time.
     ``tau`` (n_points,): time scales (physical t = τ s). ``progress``: optional callable(fraction_done),
     fraction = horizon multiple reached / budget, and 1.0 once every point is decided. Runs whose points step

@@ -9,7 +9,8 @@ For every parameter point p and token k, :math:`z_k = e^{2i\theta_k} = x_k + i v
 Each point is stepped on its own by the Dormand–Prince 8(5,3) pair (DOP853) with the same
 coefficients, error norm (RMS over the point's 2n components, scale ``atol + rtol·max(|y|, |y_new|)``),
 initial-step rule and step-size controller as :class:`scipy.integrate.DOP853` — the reference path
-(:func:`lsadyn.solvers.integrate.integrate_observed` with :func:`~lsadyn.reductions.kuramoto.phase_point_field`) that the
+(:func:`lsadyn.solvers.integrate.integrate_observed` with :func:`~lsadyn.reductions.kuramoto.phase_point_field`)
+that the
 tests compare against. The difference to scipy's run of a whole chunk is that every point has its own
 step size (scipy's norm mixes the points of a chunk).
 
