@@ -5,9 +5,6 @@ compiles the driver, which links the parts' cached code, and writes the summary:
 in this build or loaded from the machine's cache, and how long each job took (benchmarks/bench_pipeline.py
 reports it)."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import json
 import time
 

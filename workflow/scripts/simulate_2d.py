@@ -1,9 +1,6 @@
 """Glue: the parameter points of one d = 2 experiment (results/params/{case}.csv), then every point classified by
 OA, WS and particles (results/sim/{case}.csv)."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 from lsadyn.paper.io import load_table, setup_log, write_csv
 from lsadyn.paper.jobs import limit_threads
 from lsadyn.paper.study import build_case, classify_points

@@ -1,8 +1,5 @@
 """Glue: representative OA and token trajectories, one per regime found in an experiment."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 from lsadyn.paper.io import load_table, setup_log, write_npz
 from lsadyn.paper.study import representative_trajectories
 
