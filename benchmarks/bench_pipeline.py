@@ -67,8 +67,7 @@ def copy_env(repo: Path, numba_cache: Path) -> dict:
 
 
 def timed(cmd, cwd, numba_cache, cpu=None, env=None):
-    """Wall time of ``cmd`` in ``cwd``; with a dict ``cpu``, also stores its CPU time under ``cpu["seconds"]``
-   ."""
+    """Wall time of ``cmd`` in ``cwd``; with a dict ``cpu``, also stores its CPU time under ``cpu["seconds"]``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,

@@ -143,7 +143,7 @@ def test_partial_rerun_after_editing_one_case(built_copy, tmp_path):
     edit = tmp_path / "edit.yaml"
     edit.write_text("case1:\n  n_random: 41\n")
     jobs = planned_jobs(built_copy, str(edit))
-    assert jobs == sorted(["simulate_2d[case1]", "trajectories_2d[case1]", "regimes_table",
+    assert jobs == sorted(["simulate_2d[case1]", "regimes_table",
                            "claims_table", "findings", "fig_case1", "all"])
 
 
