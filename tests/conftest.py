@@ -168,10 +168,23 @@ def pid_alive(pid: int) -> bool:
         return False
 
 
-def smk(cwd, *args, check=True, timeout=1200):
-    """``python -m snakemake ARGS`` in ``cwd``; with ``check``, a failure fails the test with Snakemake's output."""
+def checkout_env(cwd, env=None) -> dict:
+    """``env`` (default: this process's) for a command in ``cwd``: when ``cwd`` is a checkout (a copy of the repository),
+    its own src first on PYTHONPATH, as the Snakefile requires (it stops when lsadyn comes from another copy)."""
+    env = dict(os.environ if env is None else env)
+    src = Path(cwd) / "src"
+    if (src / "lsadyn").is_dir():
+        path = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(ROOT / "src")]
+        env["PYTHONPATH"] = os.pathsep.join([str(src), *path])
+    return env
+
+
+def smk(cwd, *args, check=True, timeout=1200, env=None):
+    """``python -m snakemake ARGS`` in ``cwd`` (with its own src first: :func:`checkout_env`); with ``check``, a
+    failure fails the test with Snakemake's output."""
     cmd = [sys.executable, "-m", "snakemake", *map(str, args)]
-    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False,
+                       env=checkout_env(cwd, env))
     if check and r.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
     return r

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import child_pids, pid_alive
+from conftest import smk as conftest_smk
 
 from lsadyn import budget
 from lsadyn.paper import config as pconfig
@@ -264,8 +265,7 @@ def _copy_repo(dest: Path) -> Path:
 
 
 def smk(cwd, *args, timeout=300, env=None):
-    return subprocess.run([sys.executable, "-m", "snakemake", *map(str, args)], cwd=cwd, env=env or ENV,
-                          capture_output=True, text=True, timeout=timeout, check=False)
+    return conftest_smk(cwd, *args, check=False, timeout=timeout, env=env or ENV)
 
 
 @pytest.fixture(scope="module")

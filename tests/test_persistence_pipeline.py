@@ -3,8 +3,6 @@ run plan (how long that takes is benchmarks/bench_pipeline.py's `sweep_dag_secon
 README's sweep size is the benchmark record's."""
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
@@ -30,11 +28,11 @@ def _chunks(cfg):
 
 
 def test_sweep_config_plans_one_job_per_chunk_of_the_full_sweep(tmp_path):
+    from conftest import smk
     from test_pipeline import copy_repo
 
     repo = copy_repo(tmp_path / "repo")
-    r = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", SWEEP], cwd=repo,
-                       capture_output=True, text=True, timeout=120, check=False)
+    r = smk(repo, "-n", "--configfile", SWEEP, check=False, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     runs, chunks = _chunks(_config("workflow/config/config.yaml", SWEEP))
     m = re.search(r"^persistence_chunk\s+(\d+)$", r.stdout, re.M)
