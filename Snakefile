@@ -9,10 +9,13 @@ from snakemake.utils import min_version, validate
 min_version("9.0")
 
 # Snakemake decides what to rerun from this checkout's src/lsadyn, so the jobs must import that one
-_LSADYN = find_spec("lsadyn")
-if _LSADYN is None or Path(_LSADYN.origin).resolve().parent != Path(workflow.basedir, "src", "lsadyn").resolve():
-    sys.exit(f"lsadyn: this build would import lsadyn from {_LSADYN and Path(_LSADYN.origin).parent}, not this "
-             f"checkout's src/; run `python -m pip install -e {workflow.basedir}` (or set PYTHONPATH={workflow.basedir}/src)")
+_SPEC, _SRC = find_spec("lsadyn"), Path(workflow.basedir, "src")
+_FOUND = Path(_SPEC.origin).parent if _SPEC else None
+if _FOUND is None or _FOUND.resolve() != (_SRC / "lsadyn").resolve():
+    sys.exit(
+        f"lsadyn: this build would import lsadyn from {_FOUND}, not this checkout's src/; "
+        f"run `python -m pip install -e {workflow.basedir}` (or set PYTHONPATH={_SRC})"
+    )
 
 from lsadyn.paper.config import check_config, load_config_file  # noqa: E402
 from lsadyn.paper.findings import build_summary  # noqa: E402
