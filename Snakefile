@@ -1,26 +1,24 @@
 # lsadyn: rebuild every result of the paper with `snakemake --cores N`.
 # Wiring only: the science lives in src/lsadyn, the glue in workflow/scripts.
-import os
 import sys
+from importlib.util import find_spec
+from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
-# This checkout's lsadyn, for the Snakefile and (through PYTHONPATH) for every job, whichever copy pip installed:
-# Snakemake decides what to rerun from src/lsadyn here, so the code that runs must be the same.
-_SRC = os.path.join(workflow.basedir, "src")
-sys.path.insert(0, _SRC)
-_PATH = os.environ.get("PYTHONPATH")
-os.environ.update(PYTHONPATH=_SRC + (os.pathsep + _PATH if _PATH else ""))
-
-from lsadyn.paper.config import check_config, load_config_file
-from lsadyn.paper.findings import build_summary
-from lsadyn.paper.interrupts import finish as finish_interrupted
-from lsadyn.paper.interrupts import install as install_interrupt_handlers
-from lsadyn.paper import jobrunner
-
 min_version("9.0")
-# local builds: the job runner's server (onstart: below) starts now, its imports beside Snakemake's parse and DAG
-jobrunner.prestart(workflow)
+
+# Snakemake decides what to rerun from this checkout's src/lsadyn, so the jobs must import that one
+_SPEC, _SRC = find_spec("lsadyn"), Path(workflow.basedir, "src")
+_FOUND = Path(_SPEC.origin).parent if _SPEC else None
+if _FOUND is None or _FOUND.resolve() != (_SRC / "lsadyn").resolve():
+    sys.exit(
+        f"lsadyn: this build would import lsadyn from {_FOUND}, not this checkout's src/; "
+        f"run `python -m pip install -e {workflow.basedir}` (or set PYTHONPATH={_SRC})"
+    )
+
+from lsadyn.paper.config import check_config, load_config_file  # noqa: E402
+from lsadyn.paper.findings import build_summary  # noqa: E402
 
 try:  # a YAML syntax error, with its line and column, before Snakemake's own less precise message
     load_config_file("workflow/config/config.yaml")
@@ -39,19 +37,6 @@ try:  # one line naming the offending key, before any job runs
 except ValueError as err:
     sys.exit(f"lsadyn: invalid configuration: {err}")
 validate(config, "workflow/schemas/config.schema.yaml")  # fills in defaults
-
-
-# SIGTERM/SIGINT: one message, running jobs drain, exit code 143/130 (lsadyn.paper.interrupts)
-# local builds: jobs run in processes forked from one with the libraries imported (lsadyn.paper.jobrunner;
-# LSADYN_JOB_RUNNER=0 switches it off; cluster jobs never use it)
-onstart:
-    install_interrupt_handlers(workflow)
-    jobrunner.start(workflow)
-
-
-onerror:
-    finish_interrupted(log)
-    jobrunner.stop()
 
 
 include: "workflow/rules/common.smk"
@@ -85,5 +70,4 @@ rule all:
 
 
 onsuccess:
-    jobrunner.stop()
     print(build_summary(configfiles=workflow.configfiles))

@@ -9,17 +9,13 @@ files the compiled kernels by their sources' contents, not by the checkout's pat
 - ``cached``: a build in another fresh copy with the kernels already compiled on this machine (by an earlier
   build, another clone or the tests: what a user waits for after changing a parameter in a new copy).
 
-The quick build with cached kernels is also timed with the job runner switched off (``quick_cached_no_runner``,
-``LSADYN_JOB_RUNNER=0``: every job in its own Python process, as before lsadyn.paper.jobrunner), right after the
-same build with it, so that the two are compared within one run.
-
 Each record says what its ``compile_kernels`` job did (results/sim/kernels_compiled.txt: "compiled ..." or
 "loaded from the cache ..."), and the benchmark fails if a first build loaded or a cached build compiled.
-Prints a table and writes benchmarks/pipeline_timing.json. Targets: quick build ≤ 40 s, paper build ≤ 4 min on
+Prints a table and writes benchmarks/pipeline_timing.json. Targets: quick build ≤ 45 s, paper build ≤ 4 min on
 2 cores. Run it alone (``flock /tmp/lsadyn-heavy.lock``): machines are shared.
 
 Usage: ``python benchmarks/bench_pipeline.py`` (all five builds, ~12 min on 2 cores) or ``--quick-only`` (the
-three quick builds; the last paper-build records are kept); then ``python benchmarks/speed_table.py --write`` regenerates the README's
+two quick builds; the last paper-build records are kept); then ``python benchmarks/speed_table.py --write`` regenerates the README's
 Speed section.
 """
 
@@ -56,14 +52,9 @@ def fresh_copy(dest: Path) -> Path:
 BUILDS = {  # name: (config files, label, extra environment)
     "quick_first": (["workflow/config/quick.yaml"], "quick build, first on the machine (compiles the kernels)", {}),
     "quick_cached": (["workflow/config/quick.yaml"], "quick build, kernels already compiled on the machine", {}),
-    "quick_cached_no_runner": (["workflow/config/quick.yaml"],
-                               "the same with the job runner off (`LSADYN_JOB_RUNNER=0`)",
-                               {"LSADYN_JOB_RUNNER": "0"}),
     "paper_first": ([], "paper build, first on the machine (compiles the kernels)", {}),
     "paper_cached": ([], "paper build, kernels already compiled on the machine", {}),
 }
-#: builds timed for comparison only (no target of their own)
-REFERENCE = {"quick_cached_no_runner"}
 
 
 def copy_env(repo: Path, numba_cache: Path) -> dict:
@@ -76,8 +67,7 @@ def copy_env(repo: Path, numba_cache: Path) -> dict:
 
 
 def timed(cmd, cwd, numba_cache, cpu=None, env=None):
-    """Wall time of ``cmd`` in ``cwd``; with a dict ``cpu``, also stores its CPU time under ``cpu["seconds"]``
-    (every process of the build: the job runner's server and its children are waited for as well)."""
+    """Wall time of ``cmd`` in ``cwd``; with a dict ``cpu``, also stores its CPU time under ``cpu["seconds"]``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
@@ -165,18 +155,12 @@ def main(argv=None):
         result["builds"].update({k: v for k, v in old.items() if k.startswith("paper")})
     targets = {"dag_under_5s": result["dag_seconds"] < 5, "sweep_dag_under_5s": result["sweep_dag_seconds"] < 5}
     for name, rec in result["builds"].items():
-        if name in REFERENCE:
-            continue
-        limit = 40 if name.startswith("quick") else 240
+        limit = 45 if name.startswith("quick") else 240
         targets[f"{name}_under_{limit}s"] = rec["seconds"] <= limit
         if name.startswith("paper"):
             targets[f"{name}_each_highdim_run_under_120s"] = all(
                 s < 120 for j, s in rec["job_seconds"].items() if j.startswith("highdim"))
     result["targets"] = targets
-    if {"quick_cached", "quick_cached_no_runner"} <= set(result["builds"]):
-        on, off = result["builds"]["quick_cached"], result["builds"]["quick_cached_no_runner"]
-        result["job_runner"] = {"wall_ratio": on["seconds"] / off["seconds"],
-                                "cpu_ratio": on["cpu_seconds"] / off["cpu_seconds"]}
     print(f"{'measurement':<62}{'wall s':>8}{'CPU s':>8}")
     print(f"{'building the DAG (snakemake -n)':<62}{result['dag_seconds']:>8.1f}")
     print(f"{'building the full sweep DAG (-n --configfile sweep.yaml)':<62}{result['sweep_dag_seconds']:>8.1f}")
@@ -187,9 +171,6 @@ def main(argv=None):
     for name, rec in result["builds"].items():
         for job, s in rec["job_seconds"].items():
             print(f"  {name}: {job:<30}{s:>8.1f}")
-    if "job_runner" in result:
-        print(f"job runner on/off, quick build with cached kernels: wall {result['job_runner']['wall_ratio']:.2f}x, "
-              f"CPU {result['job_runner']['cpu_ratio']:.2f}x")
     print("targets:", ", ".join(f"{k}: {'met' if v else 'NOT MET'}" for k, v in targets.items()))
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")

@@ -126,20 +126,10 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
                 + _pair_verdict(r, pairs) + " | | | | | |")
     builds = _builds(pipe)
     for name, rec in builds.items():
-        limit = 40 if name.startswith("quick") else 240
-        ref = builds.get(f"{name}_no_runner")
-        if name.endswith("_no_runner"):  # timed for comparison only (bench_pipeline.REFERENCE)
-            if name[: -len("_no_runner")] not in builds:  # else it is the reference column of that build's row
-                lines.append(f"| {rec['label']}, {rec['cpu_seconds']:.0f} core-s of CPU | {_s(rec['seconds'])} "
-                             "| | | | |")
-            continue
-        versus, ratio = "", ""
-        if ref:  # the same build without the job runner, timed in the same run
-            versus = f"job runner off: {_s(ref['seconds'])}, {ref['cpu_seconds']:.0f} core-s"
-            ratio = f"{rec['seconds'] / ref['seconds']:.2f}× wall, {rec['cpu_seconds'] / ref['cpu_seconds']:.2f}× CPU"
+        limit = 45 if name.startswith("quick") else 240
         lines.append(f"| {rec['label']}; `--cores {pipe.get('cores', 2)}`, fresh copy, {rec['cpu_seconds']:.0f} core-s "
-                     f"of CPU | {_s(rec['seconds'])} |{f' {versus} ' if versus else ' '}|{f' {ratio} ' if ratio else ' '}| "
-                     f"≤ {'40 s' if limit == 40 else '4 min'} | {_yes(rec['seconds'] <= limit)} |")
+                     f"of CPU | {_s(rec['seconds'])} | | | ≤ {'45 s' if limit == 45 else '4 min'} "
+                     f"| {_yes(rec['seconds'] <= limit)} |")
     if stages and "added_seconds" in stages:
         lines.append(f"| wall time the persistence + robustness stages add to the paper build (their chunk jobs, tables "
                      f"and figures, after `compile_kernels`, fresh copy; `bench_persistence.py --stage-time`, "

@@ -2,11 +2,11 @@ import contextlib
 import fcntl
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import forkserver
 import numpy as np
 import pytest
 
@@ -53,19 +53,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _this_checkout_first():
-    """Every process of the session (xdist workers, fork servers, commands, jobs of test builds) imports lsadyn from
-    this checkout's src (the editable install may point at another checkout), draws with Agg, and they all have
-    one environment, so the commands of every test file share one fork server (tests/forkserver.py)."""
+    """Every process of the session (xdist workers, commands, jobs of test builds) imports lsadyn from this
+    checkout's src (the editable install may point at another checkout) and draws with Agg."""
     src = str(ROOT / "src")
     path = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != src]
     os.environ["PYTHONPATH"] = os.pathsep.join([src, *path])
     os.environ["MPLBACKEND"] = "Agg"
     if src not in sys.path[:1]:
         sys.path.insert(0, src)
-    # threadpoolctl sets KMP_DUPLICATE_LIB_OK=True in os.environ when first imported (lazily, by lsadyn code that a
-    # test calls in process): imported now, before any worker or command starts, the environment stays the same all
-    # session; otherwise every worker started a second fork server (~2 s of imports) at its first command after it
-    import threadpoolctl  # noqa: F401
 
 
 def pytest_configure(config):
@@ -93,16 +88,6 @@ LONG_FAST = ("test_sigterm_drains", "test_truncated_intermediate", "test_a_local
              "test_small_build_gives_rows", "test_lint_and_format", "test_readme_sweep_size")
 # Tests that need the shared build, longest first.
 AFTER_THE_BUILD = ("test_report_renders", "test_failing_job")
-# The modules whose commands (Snakemake, the CLI, the README example) are forked from the session's fork server
-# (tests/forkserver.py): a worker starts its server at its first command (~2.2 s of CPU: imports Snakemake and
-# lsadyn). In a run without the slow tests (`-m "not slow"`) they go to one xdist worker as one group (first:
-# `--dist loadgroup` hands out groups before single tests; ~30 s of the fast suite's ~80 s of tests, so the other
-# worker's single tests balance the end), so only that worker starts a server and builds test_faults' module-scoped
-# repository copy. Not in full runs: there the shared build decides the order (see pytest_collection_modifyitems).
-FORK_SERVER_MODULES = ("test_faults.py", "test_pipeline.py", "test_persistence_pipeline.py", "test_readme.py",
-                       "test_cli.py")
-
-
 def _rank(name, names):
     return next((k for k, prefix in enumerate(names) if name.startswith(prefix)), len(names))
 
@@ -131,25 +116,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.name.startswith(BESIDE_THE_BUILD):
             item.add_marker(pytest.mark.xdist_group("beside_the_build"))
-    if not any(item.get_closest_marker("slow") or "built" in getattr(item, "fixturenames", ())
-               for item in _selected_by_mark(config, items)):
-        for item in items:
-            if item.path.name in FORK_SERVER_MODULES:
-                item.add_marker(pytest.mark.xdist_group("fork_server"))
     items.sort(key=key)
-
-
-def _selected_by_mark(config, items):
-    """The items that ``-m`` keeps (pytest deselects them after this hook, and after xdist has read the groups)."""
-    if not config.option.markexpr:
-        return items
-    try:  # pytest's own evaluation of -m (private API)
-        from _pytest.mark import MarkMatcher, _parse_expression
-
-        expr = _parse_expression(config.option.markexpr, "Wrong expression passed to '-m'")
-        return [item for item in items if expr.evaluate(MarkMatcher.from_markers(item.iter_markers()))]
-    except Exception:  # another pytest (moved or changed API): assume everything runs (no fork-server group, only
-        return items  # slower); a wrong -m expression is reported by pytest itself after this hook
 
 
 @pytest.fixture(autouse=True)
@@ -201,11 +168,23 @@ def pid_alive(pid: int) -> bool:
         return False
 
 
-def smk(cwd, *args, check=True, timeout=1200):
-    """``python -m snakemake ARGS`` in ``cwd`` (forked from a server that has imported Snakemake: tests/forkserver.py);
-    with ``check``, a failure fails the test with Snakemake's output."""
-    cmd = [sys.executable, "-m", "snakemake", *args]
-    r = forkserver.run("snakemake", *args, cwd=cwd, timeout=timeout)
+def checkout_env(cwd, env=None) -> dict:
+    """``env`` (default: this process's) for a command in ``cwd``: when ``cwd`` is a checkout (a copy of the repository),
+    its own src first on PYTHONPATH, as the Snakefile requires (it stops when lsadyn comes from another copy)."""
+    env = dict(os.environ if env is None else env)
+    src = Path(cwd) / "src"
+    if (src / "lsadyn").is_dir():
+        path = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(ROOT / "src")]
+        env["PYTHONPATH"] = os.pathsep.join([str(src), *path])
+    return env
+
+
+def smk(cwd, *args, check=True, timeout=1200, env=None):
+    """``python -m snakemake ARGS`` in ``cwd`` (with its own src first: :func:`checkout_env`); with ``check``, a
+    failure fails the test with Snakemake's output."""
+    cmd = [sys.executable, "-m", "snakemake", *map(str, args)]
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False,
+                       env=checkout_env(cwd, env))
     if check and r.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
     return r

@@ -5,7 +5,6 @@ README's sweep size is the benchmark record's."""
 import re
 from pathlib import Path
 
-import forkserver
 import yaml
 
 from lsadyn.paper.config import merge
@@ -29,10 +28,11 @@ def _chunks(cfg):
 
 
 def test_sweep_config_plans_one_job_per_chunk_of_the_full_sweep(tmp_path):
+    from conftest import smk
     from test_pipeline import copy_repo
 
     repo = copy_repo(tmp_path / "repo")
-    r = forkserver.run("snakemake", "-n", "--configfile", SWEEP, cwd=repo, timeout=120)
+    r = smk(repo, "-n", "--configfile", SWEEP, check=False, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     runs, chunks = _chunks(_config("workflow/config/config.yaml", SWEEP))
     m = re.search(r"^persistence_chunk\s+(\d+)$", r.stdout, re.M)

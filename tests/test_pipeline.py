@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import QUICK, ROOT, copy_repo, smk
+from conftest import QUICK, ROOT, checkout_env, copy_repo, smk
 
 TABLES = ["regimes.csv", "agreement.csv", "disagreements.csv", "claims.csv", "bifurcation_fit.csv", "stability.csv",
           "highdim.csv", "offmanifold.csv", "robustness.csv", "persistence.csv"]
@@ -143,7 +143,7 @@ def test_partial_rerun_after_editing_one_case(built_copy, tmp_path):
     edit = tmp_path / "edit.yaml"
     edit.write_text("case1:\n  n_random: 41\n")
     jobs = planned_jobs(built_copy, str(edit))
-    assert jobs == sorted(["simulate_2d[case1]", "trajectories_2d[case1]", "regimes_table",
+    assert jobs == sorted(["simulate_2d[case1]", "regimes_table",
                            "claims_table", "findings", "fig_case1", "all"])
 
 
@@ -228,14 +228,14 @@ def test_killed_run_leaves_nothing_half_written_resumes_and_matches_the_shared_b
     targets = [f"results/tables/{t}" for t in D2_TABLES]
     command = [sys.executable, "-m", "snakemake", *targets, "--cores", "2", "--configfile", QUICK]
     proc = subprocess.Popen(command, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+                            start_new_session=True, env=checkout_env(repo))
     deadline = time.time() + 300
     while time.time() < deadline and not list((repo / "results/sim").glob("*.csv")):
         time.sleep(0.2)
     assert proc.poll() is None, "the build finished before it could be interrupted"
     os.killpg(proc.pid, signal.SIGTERM)  # what a scheduler or Ctrl-C sends
     proc.wait(timeout=120)
-    assert proc.returncode == 143
+    assert proc.returncode != 0  # Snakemake's own: the interrupted jobs failed
     left = {p.relative_to(repo): p.read_bytes() for p in (repo / "results").rglob("*") if p.is_file()}
     assert not any(str(p).startswith("results/tables/") for p in left), sorted(map(str, left))
     sims = [p for p in left if p.parent == Path("results/sim") and p.suffix == ".csv"]

@@ -1,5 +1,5 @@
 """lsadyn._source_imports: the import statements of a file, found by walking statements only (the workflow's
-lib_inputs, the kernel cache's key and the job runner's preload read them)."""
+lib_inputs and the kernel cache's key read them)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_import_statements_are_every_import_node_at_any_depth():
 
 
 def test_import_statements_match_ast_walk_on_the_sources_it_reads():
-    """Every file lib_inputs, the kernel cache and the job runner read: the package and the workflow's scripts."""
+    """Every file lib_inputs and the kernel cache read: the package and the workflow's scripts."""
     files = [f for d in ("src", "workflow") for f in (ROOT / d).rglob("*.py")]
     assert len(files) > 50
     for f in files:

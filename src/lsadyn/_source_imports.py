@@ -1,9 +1,8 @@
 """Which lsadyn modules a Python source file imports, read from its syntax tree (nothing is imported).
 
 One reading of import statements for the places that need it: the workflow's ``lib_inputs``
-(workflow/rules/common.smk: the lsadyn sources a job script depends on, as job inputs),
-:mod:`lsadyn._kernel_cache` (the sources that key the compiled-kernel cache) and the job runner's server
-(:mod:`lsadyn.paper.jobrunner`: the modules to import before forking jobs, :func:`top_level_imports`). Both pass the package root they
+(workflow/rules/common.smk: the lsadyn sources a job script depends on, as job inputs)
+and :mod:`lsadyn._kernel_cache` (the sources that key the compiled-kernel cache). Both pass the package root they
 mean (the workflow its checkout's ``src/lsadyn``, the cache the imported package), so this module stays free
 of anything heavier than :mod:`ast`.
 """
@@ -66,17 +65,3 @@ def imported_modules(path: Path, root: Path) -> set[str]:
         elif isinstance(node, ast.Import):
             found.update(a.name[len("lsadyn."):] for a in node.names if a.name.startswith("lsadyn."))
     return {m for m in found if module_file(root, m) is not None}
-
-
-def top_level_imports(path: Path) -> list[str]:
-    """Every module (any package, dotted, in order, repeats kept) that the file ``path`` imports absolutely in
-    its top-level statements: ``import a.b`` gives ``a.b``, ``from a.b import c`` gives ``a.b``; relative
-    imports and imports inside functions or blocks are left out. Raises OSError/SyntaxError like
-    :func:`ast.parse` of the file's bytes."""
-    names = []
-    for node in ast.parse(Path(path).read_bytes()).body:
-        if isinstance(node, ast.Import):
-            names += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.append(node.module)
-    return names

@@ -18,9 +18,6 @@
 # near μ_c against the exponent −1/2. Reads results files only.
 
 # %%
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import matplotlib.pyplot as plt
 import numpy as np
 

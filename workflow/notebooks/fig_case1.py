@@ -19,9 +19,6 @@
 # Reads results files only.
 
 # %%
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle

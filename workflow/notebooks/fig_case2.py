@@ -17,9 +17,6 @@
 # λ_max ≥ 0. Representative |R₂(t)| and token angles. Reads results files only.
 
 # %%
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import numpy as np
 
 from lsadyn.paper.io import load_arrays, load_table

@@ -17,9 +17,6 @@
 # example in space-time; unwrapped arg R₂ against the predicted rate 2βμ√σ. Reads results only.
 
 # %%
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import matplotlib.pyplot as plt
 import numpy as np
 

@@ -22,9 +22,6 @@
 # scenario, and scenarios whose histograms coincide are named in the panel. Reads results files only.
 
 # %%
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import matplotlib.pyplot as plt
 import numpy as np
 

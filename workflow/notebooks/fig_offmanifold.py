@@ -20,9 +20,6 @@
 # distance of fig_stability and claim C6.
 
 # %%
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import matplotlib.pyplot as plt
 import numpy as np
 

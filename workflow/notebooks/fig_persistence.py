@@ -25,9 +25,6 @@
 # Reads results/tables/persistence.csv only.
 
 # %%
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D

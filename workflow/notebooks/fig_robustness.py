@@ -26,9 +26,6 @@
 # same random directions G (one per seed; the x label says how many). Reads results/tables/robustness.csv only.
 
 # %%
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.lines import Line2D

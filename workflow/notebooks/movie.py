@@ -17,9 +17,6 @@
 # never simulates. GIFs via matplotlib's Pillow writer (no ffmpeg).
 
 # %%
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import os
 
 import matplotlib.pyplot as plt

@@ -31,8 +31,7 @@ def _imported_modules(path):
 def lib_inputs(script):
     """Source files of every lsadyn module `script` imports, transitively (as job inputs,
     so that editing a module reruns exactly the jobs whose scripts use it)."""
-    # the job runner's hand-off decides where a job runs, never what it computes: not an input
-    todo = list(_imported_modules(script) - {"paper.handoff", "paper.jobrunner"})
+    todo = list(_imported_modules(script))
     seen = set()
     while todo:
         m = todo.pop()

@@ -1,13 +1,15 @@
 rule simulate_2d:
-    """Parameter points of one experiment (seeds derived from the config; results/params/{case}.csv), then their
-    OA, WS and n-particle regimes (compiled, one thread). One job: the points are a few milliseconds of work,
-    a job of their own cost a process start and the study's imports."""
+    """Parameter points of one experiment (seeds derived from the config; results/params/{case}.csv), their
+    OA, WS and n-particle regimes (compiled, one thread), then one representative run per regime found (OA R2(t),
+    token angles). One job: the points and the representatives are seconds of work, jobs of their own cost a
+    process start and the study's imports each."""
     input:
         kernels="results/sim/kernels_compiled.txt",
         lib=lib_inputs("workflow/scripts/simulate_2d.py"),
     output:
         params="results/params/{case}.csv",
         sim="results/sim/{case}.csv",
+        traj="results/sim/{case}_traj.npz",
     log:
         "logs/simulate_2d/{case}.log",
     benchmark:
@@ -17,7 +19,7 @@ rule simulate_2d:
     threads: 1
     resources:
         mem_mb=4000,
-        runtime=30,
+        runtime=40,
     params:
         case_config=lambda w: config[w.case],
         params_seed=config["seed"],
@@ -26,30 +28,10 @@ rule simulate_2d:
         agreement=config["agreement"],
         classifier=config["classifier"],
         seed=lambda w: config["seed"] + 100 + SEED_OFFSET[w.case],
+        trajectories=config["trajectories"],
+        traj_seed=lambda w: config["seed"] + 200 + SEED_OFFSET[w.case],
     script:
         "../scripts/simulate_2d.py"
-
-
-rule trajectories_2d:
-    """One representative run per regime of an experiment (OA R2(t), token angles)."""
-    input:
-        sim="results/sim/{case}.csv",
-        lib=lib_inputs("workflow/scripts/trajectories_2d.py"),
-    output:
-        "results/sim/{case}_traj.npz",
-    log:
-        "logs/trajectories_2d/{case}.log",
-    conda:
-        "../../environment.yml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    params:
-        trajectories=config["trajectories"],
-        seed=lambda w: config["seed"] + 200 + SEED_OFFSET[w.case],
-    script:
-        "../scripts/trajectories_2d.py"
 
 
 rule case4_orbits:

@@ -1,8 +1,5 @@
 """Glue: threshold bracket and square-root law of the saddle-node sweep."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 from lsadyn.paper.io import load_table, setup_log, write_csv
 from lsadyn.paper.study import bifurcation_summary
 

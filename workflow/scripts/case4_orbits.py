@@ -1,8 +1,5 @@
 """Glue: OA orbits of case 4 (an oscillating and a converging V) with the conserved H."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import numpy as np
 
 from lsadyn.paper.io import setup_log, write_npz

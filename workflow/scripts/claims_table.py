@@ -1,8 +1,5 @@
 """Glue: the claims table from the results tables."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 from pathlib import Path
 
 from lsadyn.paper.claims import (claims_2d, claims_highdim, claims_offmanifold, claims_robustness, claims_stability,

@@ -1,9 +1,6 @@
 """Glue: compile the d_BL numba kernels of lsadyn.bl (into the shared, content-keyed cache of lsadyn._kernel_cache)
 once, before the stability jobs that use them run in parallel (each would otherwise compile them)."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import time
 
 from lsadyn import bl

@@ -5,9 +5,6 @@ compiles the driver, which links the parts' cached code, and writes the summary:
 in this build or loaded from the machine's cache, and how long each job took (benchmarks/bench_pipeline.py
 reports it)."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import json
 import time
 
@@ -27,7 +24,7 @@ before = {id(k): (sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.val
 t0 = time.perf_counter()
 compiled2d.warm_up(parts)
 seconds = time.perf_counter() - t0
-# counted in this job only (a job forked from the job runner inherits the counters of the server's loads)
+# counted over warm_up only
 hits = sum(sum(k.stats.cache_hits.values()) - before[id(k)][0] for k in kernels)
 misses = sum(sum(k.stats.cache_misses.values()) - before[id(k)][1] for k in kernels)
 record = {"part": part, "seconds": round(seconds, 2), "cache_hits": hits, "compiled": misses}

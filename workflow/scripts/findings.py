@@ -1,8 +1,5 @@
 """Glue: results/FINDINGS.md and the report's findings and claims pages, from the results tables."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 from pathlib import Path
 
 from lsadyn.paper.findings import all_key_numbers, claims_html_page, findings_html, findings_markdown

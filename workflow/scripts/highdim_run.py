@@ -1,9 +1,6 @@
 """Glue: one high-dimensional scenario for every model, each run with its convergence check (the same run at
 tolerances tighter by ``check_tighten``)."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import numpy as np
 import pandas as pd
 

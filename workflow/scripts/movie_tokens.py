@@ -1,8 +1,5 @@
 """Glue: token trajectories of one movie scenario in d = 2 and d = 3 (saved for the movie notebook)."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 from lsadyn.paper.io import setup_log, write_npz
 from lsadyn.paper.movies import token_movie_run
 

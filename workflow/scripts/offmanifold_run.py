@@ -1,8 +1,5 @@
 """Glue: the off-manifold sweep (fixed density at several n, i.i.d. starts) for one (A, V)."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import numpy as np
 import pandas as pd
 

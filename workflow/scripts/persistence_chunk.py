@@ -1,8 +1,5 @@
 """Glue: integrate and decide one chunk of the persistence run plan."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 from lsadyn.paper.io import setup_log, write_csv
 from lsadyn.paper.job_params import param_frame
 from lsadyn.paper.jobs import limit_threads

@@ -1,8 +1,5 @@
 """Glue: the persistence chunks in one table, each checked against the run plan of the config."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import pandas as pd
 
 from lsadyn.paper.io import load_table, setup_log, write_csv

@@ -1,8 +1,5 @@
 """Glue: merge the classified points, tabulate agreement of the three methods and list disagreements."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import pandas as pd
 
 from lsadyn.paper.io import load_table, setup_log, write_csv

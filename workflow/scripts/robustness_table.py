@@ -1,8 +1,5 @@
 """Glue: the robustness chunks in one table, checked against the run plan (every run exactly once)."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import pandas as pd
 
 from lsadyn.paper.io import load_table, setup_log, write_csv

@@ -1,12 +1,10 @@
-"""Glue: the parameter points of one d = 2 experiment (results/params/{case}.csv), then every point classified by
-OA, WS and particles (results/sim/{case}.csv)."""
+"""Glue: the parameter points of one d = 2 experiment (results/params/{case}.csv), every point classified by
+OA, WS and particles (results/sim/{case}.csv), then representative OA and token trajectories, one per regime
+found (results/sim/{case}_traj.npz)."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
-from lsadyn.paper.io import load_table, setup_log, write_csv
+from lsadyn.paper.io import load_table, setup_log, write_csv, write_npz
 from lsadyn.paper.jobs import limit_threads
-from lsadyn.paper.study import build_case, classify_points
+from lsadyn.paper.study import build_case, classify_points, representative_trajectories
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])
@@ -19,3 +17,7 @@ df = load_table(sm.output.params, "params")  # the points as every later reader 
 out = classify_points(df, sm.params.oa, sm.params.agreement, sm.params.classifier, sm.params.seed)
 log.info("regimes (OA): %s", out.regime_oa.value_counts().to_dict())
 write_csv(out, sm.output.sim)
+sim = load_table(sm.output.sim, "sim")  # the table as written, as the figures read it
+arrays = representative_trajectories(sim, sm.params.trajectories, sm.params.traj_seed)
+log.info("representatives: %s", list(arrays["regime"]))
+write_npz(sm.output.traj, **arrays)

@@ -1,8 +1,5 @@
 """Glue: the perturbation sweep of one (A, V) against the OA prediction."""
 
-import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
-
-# isort: split
 import pandas as pd
 
 from lsadyn.paper.io import setup_log, write_csv
