@@ -5,6 +5,7 @@ import re
 import tomllib
 from pathlib import Path
 
+import lsadyn
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -32,8 +33,8 @@ LOCK = ROOT / "requirements/lock.txt"
 def lock_pins() -> dict[str, str]:
     """{normalised name: version} of requirements/lock.txt; every entry is an exact pin with a hash."""
     text = LOCK.read_text()
-    entries = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)((?: \\\n\s+--hash=sha256:[0-9a-f]{64})+)", text, re.M)
-    assert len(entries) == len(re.findall(r"^[A-Za-z0-9]", text, re.M)), "every line of the lock is name==version"
+    entries = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)((?: \\\n\s+--hash=sha256:[0-9a-f]{64})+)", text, re.MULTILINE)
+    assert len(entries) == len(re.findall(r"^[A-Za-z0-9]", text, re.MULTILINE)), "every line of the lock is name==version"
     return {canonicalize_name(n): v for n, v, _ in entries}
 
 
@@ -58,7 +59,7 @@ def test_lock_pins_every_declared_requirement_within_its_bounds():
 
 
 def test_lock_regeneration_command_is_the_documented_one():
-    command = re.search(r"^#    (uv pip compile .*)$", LOCK.read_text(), re.M).group(1)
+    command = re.search(r"^#    (uv pip compile .*)$", LOCK.read_text(), re.MULTILINE).group(1)
     assert "--generate-hashes" in command and "--python-version 3.11" in command
     assert command in (ROOT / "docs/environment.md").read_text()
 
@@ -66,11 +67,11 @@ def test_lock_regeneration_command_is_the_documented_one():
 def test_environment_yml_agrees_with_the_lock():
     pins = lock_pins()
     env = (ROOT / "environment.yml").read_text()
-    pinned = re.findall(r"^\s*- ([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)$", env, re.M)
+    pinned = re.findall(r"^\s*- ([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)$", env, re.MULTILINE)
     assert len(pinned) > 20
     for name, version in pinned:
         assert pins.get(canonicalize_name(name)) == version, f"environment.yml {name}=={version}, lock {pins.get(name)}"
-    assert re.search(r"^\s*- python=3\.11$", env, re.M)
+    assert re.search(r"^\s*- python=3\.11$", env, re.MULTILINE)
 
 
 def test_environment_mirrors_pyproject():
@@ -80,7 +81,7 @@ def test_environment_mirrors_pyproject():
         d for d in py["project"]["optional-dependencies"]["test"] if not d.startswith("lsadyn")]
     for dep in deps:
         name = re.split(r"[<>=\[]", dep)[0].lower()
-        assert re.search(rf"^\s*- {re.escape(name)}\b", env, re.M), name
+        assert re.search(rf"^\s*- {re.escape(name)}\b", env, re.MULTILINE), name
 
 
 def test_citation_cff_is_valid_cff_1_2_and_cites_the_paper():
@@ -95,13 +96,22 @@ def test_citation_cff_is_valid_cff_1_2_and_cites_the_paper():
     assert cff["cff-version"] == "1.2.0"
     assert all(isinstance(a, dict) and (a.get("name") or a.get("family-names")) for a in cff["authors"])
     py = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert cff["version"] == py["version"] and cff["license"] == py["license"]
+    assert cff["version"] == lsadyn.__version__ and cff["license"] == py["license"]
     (paper,) = [r for r in cff["references"] if "arXiv:2607.18584" in str(r.get("identifiers"))]
     assert paper["title"] == "On the Diverse Dynamical Behaviors Arising in Deep Linear Transformers"
     assert [a["family-names"] for a in paper["authors"]] == [
         "Li", "Maranzatto", "Peszek", "Teolis", "Akkoc", "Riedl", "Ulukus", "García Trillos"]
     for ref in cff["references"]:
         assert ref.get("type") and ref.get("title") and ref.get("authors"), ref
+
+
+def test_the_version_has_one_source_and_the_changelog_names_it():
+    """pyproject.toml reads the version from lsadyn.__version__; CHANGELOG.md's first release is that one."""
+    py = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in py["project"] and "version" in py["project"]["dynamic"]
+    assert py["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "lsadyn.__version__"}
+    first = re.search(r"^## \[?(\d+\.\d+\.\d+)", (ROOT / "CHANGELOG.md").read_text(), re.MULTILINE)
+    assert first and first.group(1) == lsadyn.__version__
 
 
 def test_license_file_matches_pyproject():

@@ -26,7 +26,7 @@ import os
 import platform
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -39,7 +39,7 @@ _STARTED: dict[str, str] = {}
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _sha256(data: bytes) -> str:
@@ -52,12 +52,15 @@ def config_hash(config: dict) -> str:
 
 
 def git_state(root: Path) -> dict:
-    """``{"commit", "dirty", "changed_files"}`` of the git checkout at ``root`` (all None outside one)."""
+    """``{"commit", "dirty", "changed_files"}`` of the git checkout whose top is ``root`` (all None if it is not one).
+    Dirty: ``git status --porcelain`` lists something (tracked changes or untracked files not ignored)."""
     def git(*args):
         return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
     try:
+        if Path(git("rev-parse", "--show-toplevel").strip()).resolve() != Path(root).resolve():
+            raise OSError("root is inside another repository")  # e.g. a copy of the checkout in a repository
         commit = git("rev-parse", "HEAD").strip()
-        changed = [line for line in git("status", "--porcelain").splitlines() if line.strip()]
+        changed = [line for line in git("--no-optional-locks", "status", "--porcelain").splitlines() if line.strip()]
     except (OSError, subprocess.CalledProcessError):
         return {"commit": None, "dirty": None, "changed_files": None}
     return {"commit": commit, "dirty": bool(changed), "changed_files": len(changed)}
@@ -81,7 +84,11 @@ def collect(configfiles, config: dict, root=".", status="running", start=None, e
     files = []
     for f in configfiles:
         p = Path(f)
-        files.append({"path": str(f), "sha256": _sha256(p.read_bytes()) if p.is_file() else None})
+        try:  # relative to the working directory where inside it (Snakemake makes --configfile paths absolute)
+            shown = str(p.resolve().relative_to(Path.cwd().resolve()))
+        except ValueError:
+            shown = str(p)
+        files.append({"path": shown, "sha256": _sha256(p.read_bytes()) if p.is_file() else None})
     tables = sorted(Path("results/tables").glob("*.csv"))
     since = datetime.fromisoformat(start).timestamp() if start else None
     written = [str(p) for p in tables if since is not None and p.stat().st_mtime >= since]
