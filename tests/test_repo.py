@@ -5,9 +5,10 @@ import re
 import tomllib
 from pathlib import Path
 
-import lsadyn
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
+import lsadyn
 
 ROOT = Path(__file__).resolve().parents[1]
 

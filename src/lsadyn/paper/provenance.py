@@ -143,7 +143,7 @@ def summary_lines(rec: dict) -> list[tuple[str, str]]:
         ("build", f"{b['status']}, {b['start']} to {b['end']}; it wrote {n} of the {b['tables_present']} "
                   "tables in results/tables" + (" (the others were up to date)" if n < b["tables_present"] else "")),
         ("config", ", ".join(f["path"] for f in cfg["files"]) + f"; merged config sha256 {cfg['merged_sha256'][:16]}"),
-        ("Python", f"{rec['python']['version']} ({rec['python']['implementation']}); {pk}"),
+        ("software", f"Python {rec['python']['version']} ({rec['python']['implementation']}); {pk}"),
         ("machine", f"{rec['platform']['system']}, {rec['platform']['cpu_count']} CPUs"),
     ]
 
