@@ -17,6 +17,7 @@ from lsadyn.paper.findings import build_summary
 from lsadyn.paper.interrupts import finish as finish_interrupted
 from lsadyn.paper.interrupts import install as install_interrupt_handlers
 from lsadyn.paper import jobrunner
+from lsadyn.paper import provenance
 
 min_version("9.0")
 # local builds: the job runner's server (onstart: below) starts now, its imports beside Snakemake's parse and DAG
@@ -44,12 +45,15 @@ validate(config, "workflow/schemas/config.schema.yaml")  # fills in defaults
 # SIGTERM/SIGINT: one message, running jobs drain, exit code 143/130 (lsadyn.paper.interrupts)
 # local builds: jobs run in processes forked from one with the libraries imported (lsadyn.paper.jobrunner;
 # LSADYN_JOB_RUNNER=0 switches it off; cluster jobs never use it)
+# results/provenance.json (lsadyn.paper.provenance): written by every build, whatever it reruns
 onstart:
     install_interrupt_handlers(workflow)
+    provenance.record(workflow, "running")
     jobrunner.start(workflow)
 
 
 onerror:
+    provenance.record(workflow, "failed")
     finish_interrupted(log)
     jobrunner.stop()
 
@@ -86,4 +90,5 @@ rule all:
 
 onsuccess:
     jobrunner.stop()
+    provenance.record(workflow, "complete")
     print(build_summary(configfiles=workflow.configfiles))
