@@ -19,6 +19,7 @@ if _FOUND is None or _FOUND.resolve() != (_SRC / "lsadyn").resolve():
 
 from lsadyn.paper.config import check_config, load_config_file  # noqa: E402
 from lsadyn.paper.findings import build_summary  # noqa: E402
+from lsadyn.paper import provenance  # noqa: E402
 
 try:  # a YAML syntax error, with its line and column, before Snakemake's own less precise message
     load_config_file("workflow/config/config.yaml")
@@ -37,6 +38,15 @@ try:  # one line naming the offending key, before any job runs
 except ValueError as err:
     sys.exit(f"lsadyn: invalid configuration: {err}")
 validate(config, "workflow/schemas/config.schema.yaml")  # fills in defaults
+
+
+# results/provenance.json (lsadyn.paper.provenance): written by every build, whatever it reruns
+onstart:
+    provenance.record(workflow, "running")
+
+
+onerror:
+    provenance.record(workflow, "failed")
 
 
 include: "workflow/rules/common.smk"
@@ -70,4 +80,5 @@ rule all:
 
 
 onsuccess:
+    provenance.record(workflow, "complete")
     print(build_summary(configfiles=workflow.configfiles))

@@ -73,6 +73,15 @@ def test_findings_markdown_has_a_section_per_claim_with_its_counts():
     assert "d = 20, n = 64" in md and "seed 7" in md
 
 
+def test_both_pages_leave_the_provenance_block_on_their_first_page():
+    """The build's hooks fill it from results/provenance.json (lsadyn.paper.provenance, tests/test_provenance.py)."""
+    from lsadyn.paper.provenance import BEGIN, END, PLACEHOLDER
+
+    for text in (findings_markdown(claims(), {}, SETTINGS), findings_html(claims(), {}, SETTINGS)):
+        assert text.index(BEGIN) < text.index(PLACEHOLDER) < text.index(END) < 1500
+        assert text.index(END) < text.index("C1")
+
+
 def test_key_numbers_come_from_the_tables():
     agreement = pd.DataFrame([dict(case="case1", n_points=52, oa_eq_ws=43, oa_eq_particles=43, ws_eq_particles=52,
                                    all_three_agree=43, n_with_prediction=47, oa_matches_prediction=46,

@@ -3,6 +3,7 @@ temporary copy (partial reruns, failing jobs, determinism, a killed run)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -124,6 +125,14 @@ def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
         assert (built / f"paper_figures/{fig}.png").stat().st_size > 1000
     assert planned_jobs(built) == []
     assert "## C1" in (built / "results/FINDINGS.md").read_text()
+    # the build's provenance (lsadyn.paper.provenance), on the first page of FINDINGS and of the findings page
+    rec = json.loads((built / "results/provenance.json").read_text())
+    assert rec["build"]["status"] == "complete" and rec["build"]["start"] <= rec["build"]["end"]
+    assert sorted(Path(t).name for t in rec["build"]["tables_written"]) == sorted(TABLES)
+    assert [f["path"] for f in rec["config"]["files"]] == [QUICK, "workflow/config/config.yaml"]
+    head = (built / "results/FINDINGS.md").read_text()[:2500]
+    assert f"it wrote {len(TABLES)} of the {len(TABLES)} tables" in head and rec["config"]["merged_sha256"][:16] in head
+    assert f"numpy {rec['packages']['numpy']}" in (built / "results/report/findings.html").read_text()[:4000]
     summary = (built.parent / "build_output.txt").read_text()
     assert "lsadyn build summary" in summary and "results/FINDINGS.md" in summary
     assert "snakemake --report report.html --configfile=workflow/config/quick.yaml" in summary
@@ -204,11 +213,16 @@ def test_failing_job_leaves_no_output(built_copy):
         assert r.returncode != 0
         assert not (built / "paper_figures/fig_case2.pdf").exists()
         assert not (built / "paper_figures/fig_case2.png").exists()
+        assert json.loads((built / "results/provenance.json").read_text())["build"]["status"] == "failed"
     finally:
         nb.write_text(original)
     smk(built, "--cores", "1", "--configfile", QUICK)
     assert (built / "paper_figures/fig_case2.pdf").exists()
     assert planned_jobs(built) == []
+    # the provenance says what this build did: it completed and wrote none of the tables, only the figure
+    rec = json.loads((built / "results/provenance.json").read_text())
+    assert rec["build"]["status"] == "complete" and rec["build"]["tables_written"] == []
+    assert f"it wrote 0 of the {len(TABLES)} tables" in (built / "results/FINDINGS.md").read_text()
 
 
 # The d = 2 tables: regimes_table and what it needs (the numba kernels, one simulate_2d job per case). A clean build

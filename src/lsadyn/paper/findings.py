@@ -3,6 +3,10 @@ what was tested, counts, key numbers from the results tables, verdict, notes), t
 HTML page of the Snakemake report, the claims table as a coloured HTML table, and the short summary
 printed at the end of every build. Nothing here computes science: it only reads tables.
 
+The first page of both holds a provenance block (between ``<!-- provenance -->`` markers) that the build's
+``onsuccess:``/``onerror:`` hook fills from results/provenance.json (:mod:`lsadyn.paper.provenance`): the
+findings job itself runs only when its tables changed, the provenance is rewritten by every build.
+
 Claims table columns (written by :mod:`lsadyn.paper.claims`, explained in
 workflow/report/claims_legend.md): ``id, claim, statement, method, n_tested, n_agree, pass,
 informational, evidence, note``. A claim passes when every row of it that is not informational
@@ -18,6 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+
+from lsadyn.paper.provenance import BEGIN as PROVENANCE_BEGIN
+from lsadyn.paper.provenance import END as PROVENANCE_END
+from lsadyn.paper.provenance import PLACEHOLDER as PROVENANCE_PLACEHOLDER
 
 CLAIM_COLUMNS = ["id", "claim", "statement", "method", "n_tested", "n_agree", "pass", "informational", "evidence",
                  "note"]
@@ -271,6 +279,7 @@ def findings_markdown(claims: pd.DataFrame, tables: dict, settings: dict, number
              "Written by the build (rule `findings`, `lsadyn.paper.findings`) from `results/tables/*.csv`; "
              "do not edit. Rerunning the build with another config rewrites it.", "",
              f"Build: {build_description(settings)}", "",
+             PROVENANCE_BEGIN, PROVENANCE_PLACEHOLDER, PROVENANCE_END, "",
              f"**{len(t.claims_pass)} of {len(t.claims_pass) + len(t.claims_fail)} claims pass** "
              f"({', '.join(t.claims_pass) or 'none'}); failing: {', '.join(t.claims_fail) or 'none'}"
              + (f"; informational only (not counted): {', '.join(t.claims_informational)}"
@@ -357,6 +366,7 @@ def findings_html(claims: pd.DataFrame, tables: dict, settings: dict, numbers: d
     esc = html.escape
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Findings</title>{CSS}</head><body>",
              "<h1>What this build found</h1>", f"<p>Build: {esc(build_description(settings))}</p>",
+             PROVENANCE_BEGIN, f"<p>{esc(PROVENANCE_PLACEHOLDER)}</p>", PROVENANCE_END,
              f"<p><b>{len(t.claims_pass)} of {len(t.claims_pass) + len(t.claims_fail)} claims pass</b> "
              f"({esc(', '.join(t.claims_pass) or 'none')}); failing: {esc(', '.join(t.claims_fail) or 'none')}. "
              f"Rows: {t.passing} passing, {t.failing} failing, {t.informational} informational.</p>", LEGEND]
