@@ -1073,7 +1073,7 @@ def test_full_disk_is_one_line_naming_the_file_and_leaves_nothing(tmp_path, monk
         from lsadyn.paper.movie_frames import BlittedPillowWriter
 
         monkeypatch.setattr(Image.Image, "save", _half_then_enospc("gif"))
-        fig, ax = plt.subplots()
+        fig, _ = plt.subplots()
 
         def write():
             out.mkdir(exist_ok=True)
@@ -1103,7 +1103,7 @@ def test_a_job_on_a_full_disk_ends_with_one_line(tmp_path):
         np.savez_compressed = full
         write_npz({str(tmp_path / 'r/a.npz')!r}, x=np.zeros(2))
     """))
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=ENV, timeout=60)
+    r = subprocess.run([sys.executable, str(script)], check=False, capture_output=True, text=True, env=ENV, timeout=60)
     assert r.returncode == 1
     assert one_line(r.stderr) == (f"lsadyn: error: {tmp_path / 'r/a.npz'}: cannot write it (no space left on the "
                                   "device: free some and rerun; [Errno 28]); nothing was written")
@@ -1118,7 +1118,7 @@ def test_cli_closed_pipe_exits_quietly():
         p.stdout.close()  # the reader went away before the output
         err = p.stderr.read().decode()
         assert p.wait(timeout=60) in (0, 141) and err == ""
-    r = subprocess.run(f"'{sys.executable}' -m lsadyn regime --A '{I2}' --V '{I2}' | head -1", shell=True,
+    r = subprocess.run(f"'{sys.executable}' -m lsadyn regime --A '{I2}' --V '{I2}' | head -1", shell=True, check=False,
                        capture_output=True, text=True, env=ENV, timeout=60)
     assert r.stdout == "regime: cluster_converge\n" and r.stderr == ""
 
@@ -1126,11 +1126,11 @@ def test_cli_closed_pipe_exits_quietly():
 def test_cli_version_and_python_dash_m(lsadyn_cli):
     import lsadyn
 
-    r = subprocess.run([sys.executable, "-m", "lsadyn", "--version"], capture_output=True, text=True, env=ENV,
+    r = subprocess.run([sys.executable, "-m", "lsadyn", "--version"], check=False, capture_output=True, text=True, env=ENV,
                        timeout=60)
     assert r.returncode == 0 and r.stdout == f"lsadyn {lsadyn.__version__}\n"
     r = subprocess.run([sys.executable, "-m", "lsadyn", "regime", "--A", I2, "--V", I2, "--json"],
-                       capture_output=True, text=True, env=ENV, timeout=60)
+                       check=False, capture_output=True, text=True, env=ENV, timeout=60)
     assert r.returncode == 0 and json.loads(r.stdout)["regime"] == "cluster_converge"
 
 
@@ -1147,7 +1147,7 @@ def test_cli_says_what_r2_means_in_d3(lsadyn_cli):
 # "a --configfile path that does not exist gives Snakemake's 26-line traceback": Snakemake reads configfiles
 # before the Snakefile, so the workflow cannot catch it; the README quotes the last line, checked here
 def test_missing_configfile_message_is_the_documented_one(tmp_path):
-    r = subprocess.run(["snakemake", "-n", "--configfile", "no/such.yaml"], cwd=ROOT, capture_output=True,
+    r = subprocess.run(["snakemake", "-n", "--configfile", "no/such.yaml"], cwd=ROOT, check=False, capture_output=True,
                        text=True, env=ENV, timeout=120)
     last = (r.stdout + r.stderr).strip().splitlines()[-1]  # Snakemake prints its traceback on stdout
     assert r.returncode == 1 and last == "FileNotFoundError: [Errno 2] No such file or directory: 'no/such.yaml'"

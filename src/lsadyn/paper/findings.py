@@ -13,8 +13,8 @@ statement held, but do not count.
 from __future__ import annotations
 
 import html
-import re
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -411,7 +411,7 @@ def build_errors(snakemake_log, root=".") -> list[str]:
         return []
     found = [m.group(0).strip() for m in _ERROR_LINE.finditer(text)]
     for block in re.split(r"\n(?=Error in rule )", text)[1:]:
-        m = re.search(r"^\s*log: (.+?)(?: \(check log file\(s\) for error details\))?$", block, re.M)
+        m = re.search(r"^\s*log: (.+?)(?: \(check log file\(s\) for error details\))?$", block, re.MULTILINE)
         for job_log in (m.group(1).split(", ") if m else ()):
             try:
                 found += [x.group(0).strip() for x in _ERROR_LINE.finditer((root / job_log.strip()).read_text(

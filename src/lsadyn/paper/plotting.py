@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from pathlib import Path
 
 import matplotlib
 
