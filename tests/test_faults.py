@@ -1185,6 +1185,7 @@ def test_failed_build_repeats_the_projects_lines_at_the_end(tmp_path):
                    "    log: logs/claims_table.log, logs/missing.log (check log file(s) for error details)\n"
                    f"{line}\nShutting down, this might take some time.\n")
     assert error_summary(log, root=tmp_path) == f"\nlsadyn: the build failed:\n  {line}"
+    assert error_summary([str(log)], root=tmp_path) == f"\nlsadyn: the build failed:\n  {line}"  # Snakemake 9
     log.write_text("Building DAG of jobs...\nMissingInputException\n")
     assert error_summary(log, root=tmp_path) == ""
     assert error_summary(None, root=tmp_path) == ""

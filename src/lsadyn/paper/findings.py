@@ -402,13 +402,16 @@ _ERROR_LINE = re.compile(r"lsadyn: (?:error|invalid configuration): .*")
 
 def build_errors(snakemake_log, root=".") -> list[str]:
     """The project's one-line errors of a failed build (for Snakemake's ``onerror:``, which gets the path
-    of its own log): the ``lsadyn: error: ...`` lines in that log and in the log files of the jobs it
+    of its own log, or in Snakemake 9 a list of them): the ``lsadyn: error: ...`` lines in that log and in the log files of the jobs it
     reports as failed ("Error in rule ...", "log: <files>"), each once, in order."""
     root = Path(root)
-    try:
-        text = Path(snakemake_log).read_text(errors="replace")
-    except (OSError, TypeError):
-        return []
+    logs = [snakemake_log] if isinstance(snakemake_log, (str, Path)) else list(snakemake_log or ())
+    text = ""
+    for f in logs:  # Snakemake 9 passes a list of log files (one per log handler)
+        try:
+            text += Path(f).read_text(errors="replace")
+        except (OSError, TypeError):
+            pass
     found = [m.group(0).strip() for m in _ERROR_LINE.finditer(text)]
     for block in re.split(r"\n(?=Error in rule )", text)[1:]:
         m = re.search(r"^\s*log: (.+?)(?: \(check log file\(s\) for error details\))?$", block, re.MULTILINE)
