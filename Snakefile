@@ -52,7 +52,8 @@ onstart:
 onerror:
     finish_interrupted(log)
     jobrunner.stop()
-    print(error_summary(log), file=sys.stderr)  # the project's one-line error(s) again, as the last lines
+    # the project's one-line error(s) again, as the last lines
+    print(error_summary(log), file=sys.stderr)
 
 
 include: "workflow/rules/common.smk"
@@ -87,4 +88,5 @@ rule all:
 
 onsuccess:
     jobrunner.stop()
-    print(build_summary(configfiles=workflow.configfiles, inputs=list(rules.claims_table.input)))
+    claims_inputs = list(rules.claims_table.input)  # the staleness check compares only these
+    print(build_summary(configfiles=workflow.configfiles, inputs=claims_inputs))
