@@ -88,5 +88,6 @@ rule all:
 
 onsuccess:
     jobrunner.stop()
-    claims_inputs = list(rules.claims_table.input)  # the staleness check compares only these
+    # the staleness check compares only what the claims table reads
+    claims_inputs = list(rules.claims_table.input)
     print(build_summary(configfiles=workflow.configfiles, inputs=claims_inputs))
