@@ -13,7 +13,7 @@ _PATH = os.environ.get("PYTHONPATH")
 os.environ.update(PYTHONPATH=_SRC + (os.pathsep + _PATH if _PATH else ""))
 
 from lsadyn.paper.config import check_config, load_config_file
-from lsadyn.paper.findings import build_summary
+from lsadyn.paper.findings import build_summary, error_summary
 from lsadyn.paper.interrupts import finish as finish_interrupted
 from lsadyn.paper.interrupts import install as install_interrupt_handlers
 from lsadyn.paper import jobrunner
@@ -52,6 +52,8 @@ onstart:
 onerror:
     finish_interrupted(log)
     jobrunner.stop()
+    # the project's one-line error(s) again, as the last lines
+    print(error_summary(log), file=sys.stderr)
 
 
 include: "workflow/rules/common.smk"
@@ -86,4 +88,6 @@ rule all:
 
 onsuccess:
     jobrunner.stop()
-    print(build_summary(configfiles=workflow.configfiles))
+    # the staleness check compares only what the claims table reads
+    claims_inputs = list(rules.claims_table.input)
+    print(build_summary(configfiles=workflow.configfiles, inputs=claims_inputs))
