@@ -18,7 +18,7 @@ if _FOUND is None or _FOUND.resolve() != (_SRC / "lsadyn").resolve():
     )
 
 from lsadyn.paper.config import check_config, load_config_file  # noqa: E402
-from lsadyn.paper.findings import build_summary  # noqa: E402
+from lsadyn.paper.findings import build_summary, error_summary  # noqa: E402
 from lsadyn.paper import provenance  # noqa: E402
 
 try:  # a YAML syntax error, with its line and column, before Snakemake's own less precise message
@@ -47,6 +47,8 @@ onstart:
 
 onerror:
     provenance.record(workflow, "failed")
+    # the project's one-line error(s) again, as the last lines
+    print(error_summary(log), file=sys.stderr)
 
 
 include: "workflow/rules/common.smk"
@@ -81,4 +83,5 @@ rule all:
 
 onsuccess:
     provenance.record(workflow, "complete")
-    print(build_summary(configfiles=workflow.configfiles))
+    # the staleness check compares only what the claims table reads
+    print(build_summary(configfiles=workflow.configfiles, inputs=list(rules.claims_table.input)))

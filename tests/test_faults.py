@@ -327,7 +327,7 @@ def test_figure_notebook_without_setup_log_also_fails_with_one_line(tmp_path):
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=ENV, timeout=60)
     assert r.returncode == 1 and "not reached" not in r.stdout
     line = one_line(r.stderr)
-    assert line == f"lsadyn: error: {bad}: truncated (the last line is incomplete); delete it and rerun (snakemake rebuilds it)"
+    assert line == f"lsadyn: error: {bad}: truncated (the last line is incomplete); delete it and rerun: snakemake --cores all --forcerun {bad} (with the build's --configfile; rebuilds it and what reads it)"
     assert line in log.read_text()
 
 
@@ -865,3 +865,280 @@ def test_a_corrupted_bifurcation_fit_is_a_one_line_error_naming_file_and_column(
     msg = str(err.value)
     assert "\n" not in msg and msg.startswith(str(path)) and "delete it and rerun" in msg
     assert ("exact_law_fit_prefactor" if how == "text" else "fit_dmu_max") in msg
+
+
+# ------------------------------------------------------------------ issue 31: faults that passed silently or traced back
+
+
+# "A nan in a numeric cell of an intermediate passes the validating loaders (results/sim/case3.csv rate_oa of a
+# rotating point; results/tables/highdim.csv r_final)": a decided run's rate / |R2| must be finite
+@pytest.mark.parametrize("make,kind,col,label,rows", [
+    (_sim, "sim", "rate_oa", "regime_oa", None),
+    (_sim, "sim", "abs_R2_particles", "regime_particles", None),
+    (_highdim_run, "highdim_run", "r_final", "regime", 2),
+    (_highdim_run, "highdim_run", "r_final_check", "regime_check", 2),
+    (_stability_run, "stability_run", "rate_oa", "regime_oa", 2),
+])
+def test_nan_in_a_decided_runs_value_is_one_line_naming_file_column_and_row(tmp_path, make, kind, col, label, rows):
+    path = make(tmp_path, _params(tmp_path)[0]) if make is _sim else make(tmp_path)
+    df = pd.read_csv(path)
+    df.loc[1, label] = "cluster_rotate"
+    df.loc[1, col] = np.nan
+    df.to_csv(path, index=False)
+    with pytest.raises(ResultFileError) as err:
+        load_table(path, kind, rows=rows)
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith(str(path)) and "delete it and rerun" in msg
+    assert f"column {col} has NaN or inf in 1 row(s)" in msg and "first: row 2" in msg and "cluster_rotate" in msg
+    # an undetermined run may have no value, and a period is NaN for a run that does not oscillate
+    df.loc[1, label] = "undetermined"
+    df.to_csv(path, index=False)
+    assert len(load_table(path, kind, rows=rows)) == len(df)
+
+
+def test_nan_in_a_json_record_is_one_line(tmp_path):
+    from lsadyn.paper.io import load_json_record
+
+    path = tmp_path / "stages.json"
+    path.write_text('{"part": "stages", "seconds": NaN}')
+    with pytest.raises(ResultFileError) as err:
+        load_json_record(path, ("part", "seconds"))
+    assert str(err.value).startswith(f"{path}: key seconds is nan (must be finite); delete it and rerun")
+
+
+def _damage_member(path, member):
+    """Overwrite bytes inside one member's compressed data, leaving the zip directory intact."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo(member)
+    raw = bytearray(Path(path).read_bytes())
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    raw[start + 2: start + info.compress_size - 2] = os.urandom(info.compress_size - 4)
+    Path(path).write_bytes(bytes(raw))
+
+
+# "A .npz whose member data is damaged (zip directory intact) ends in zlib.error from load_arrays"
+@pytest.mark.parametrize("make,kind,member", [(_traj, "traj", "theta.npy"), (_highdim_npz, "highdim", "usa_r.npy")])
+def test_damaged_npz_member_is_one_line_naming_file_and_member(tmp_path, make, kind, member):
+    path = make(tmp_path)
+    _damage_member(path, member)
+    with pytest.raises(ResultFileError) as err:
+        load_arrays(path, kind)
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith(f"{path}: member {member[:-4]} is damaged (") and "delete it and rerun" in msg
+
+
+# "A complex A or V (API, or --A @complex.npy) is cast to its real part with only numpy's ComplexWarning"
+@pytest.mark.parametrize("kw,name,words", [
+    ({"A": np.eye(2) * (1 + 1j)}, "A", "complex values"),
+    ({"V": np.eye(2).astype(complex)}, "V", "complex values"),
+    ({"A": np.array([[1, 0], [0, None]], dtype=object)}, "A", "not a numeric matrix (dtype object)"),
+])
+def test_api_rejects_complex_and_object_arrays(kw, name, words):
+    from lsadyn.api import predict_regime
+
+    args = {"A": np.eye(2), "V": np.eye(2), **kw}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning either
+        with pytest.raises(ValueError) as err:
+            predict_regime(args["A"], args["V"], 1.0)
+    assert str(err.value).startswith(f"{name}: {words}") and "\n" not in str(err.value)
+
+
+def test_cli_rejects_complex_matrix_and_tokens_files(tmp_path, lsadyn_cli):
+    np.save(tmp_path / "c.npy", np.eye(2) * (1 + 1j))
+    np.save(tmp_path / "x.npy", np.exp(1j * np.linspace(0, 3, 8)))
+    r = lsadyn_cli("regime", "--A", f"@{tmp_path / 'c.npy'}", "--V", I2)
+    assert r.returncode == 2 and one_line(r.stderr).startswith("lsadyn: error: --A: complex values")
+    r = lsadyn_cli("regime", "--A", I2, "--V", I2, "--method", "particles", "--tokens", f"@{tmp_path / 'x.npy'}")
+    assert r.returncode == 2 and one_line(r.stderr).startswith("lsadyn: error: --tokens: complex values")
+
+
+# "A = 0 is accepted (period nan) while ||A|| = 1e-120 is refused": both refused, naming the argument
+@pytest.mark.parametrize("A,V,name", [([[0, 0], [0, 0]], I2, "A"), ([[1e-120, 0], [0, 1e-120]], I2, "A"),
+                                      (I2, [[0, 0], [0, 0]], "V")])
+def test_zero_and_tiny_matrices_are_refused_alike(lsadyn_cli, A, V, name):
+    from lsadyn.api import predict_regime
+
+    with pytest.raises(ValueError, match=rf"^{name}: .*outside the supported range"):
+        predict_regime(json.loads(json.dumps(A)) if isinstance(A, list) else json.loads(A),
+                       json.loads(json.dumps(V)) if isinstance(V, list) else json.loads(V), 1.0)
+    r = lsadyn_cli("regime", "--A", json.dumps(A) if isinstance(A, list) else A,
+                   "--V", json.dumps(V) if isinstance(V, list) else V)
+    assert r.returncode == 2 and one_line(r.stderr).startswith(f"lsadyn: error: --{name}: ")
+    assert "outside the supported range" in r.stderr
+
+
+def _enospc(*args, **kwargs):
+    raise OSError(28, "No space left on device")
+
+
+def _half_then_enospc(target):
+    def write(*args, **kwargs):
+        dest = next(a for a in args if isinstance(a, (str, os.PathLike)) or isinstance(getattr(a, "name", None), str))
+        Path(getattr(dest, "name", dest)).write_bytes(b"half")  # something written before the disk filled
+        raise OSError(28, "No space left on device")
+    return write
+
+
+# "a full disk ends in OSError: [Errno 28] tracebacks from PIL and numpy"
+@pytest.mark.parametrize("what", ["csv", "npz", "figure", "gif"])
+def test_full_disk_is_one_line_naming_the_file_and_leaves_nothing(tmp_path, monkeypatch, what):
+    import matplotlib.figure
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from lsadyn.paper.io import OutputWriteError
+
+    out = tmp_path / "out"
+    if what == "csv":
+        monkeypatch.setattr(pd.DataFrame, "to_csv", _half_then_enospc("csv"))
+        target, write = out / "t.csv", lambda: write_csv(pd.DataFrame({"a": [1.0]}), out / "t.csv")
+    elif what == "npz":
+        monkeypatch.setattr(np, "savez_compressed", _half_then_enospc("npz"))
+        target, write = out / "a.npz", lambda: write_npz(out / "a.npz", x=np.zeros(3))
+    elif what == "figure":
+        from lsadyn.paper.plotting import save_figure
+
+        monkeypatch.setattr(matplotlib.figure.Figure, "savefig", _half_then_enospc("fig"))
+        fig, _ = plt.subplots()
+        target, write = out / "f.png", lambda: save_figure(fig, out / "f.pdf", out / "f.png", 50)
+    else:
+        from lsadyn.paper.io import atomic_path
+        from lsadyn.paper.movie_frames import BlittedPillowWriter
+
+        monkeypatch.setattr(Image.Image, "save", _half_then_enospc("gif"))
+        fig, _ = plt.subplots()
+
+        def write():
+            out.mkdir(exist_ok=True)
+            with atomic_path(out / "m.gif") as tmp, BlittedPillowWriter(fps=5).saving(fig, tmp, 40) as w:
+                for _ in range(2):
+                    fig.canvas.draw()
+                    w.grab_frame()
+        target = out / "m.gif"
+    with pytest.raises(OutputWriteError) as err:
+        write()
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith(f"{target}: cannot write it (no space left on the device")
+    assert "[Errno 28]" in msg and "nothing was written" in msg
+    assert not out.exists() or list(out.iterdir()) == []  # no temp file, no half-written output
+    plt.close("all")
+
+
+def test_a_job_on_a_full_disk_ends_with_one_line(tmp_path):
+    # through setup_log's handler, as a pipeline job: exit 1, the line on stderr, no traceback
+    script = tmp_path / "job.py"
+    script.write_text(textwrap.dedent(f"""
+        import numpy as np
+        from lsadyn.paper.io import setup_log, write_npz
+        setup_log({str(tmp_path / 'job.log')!r})
+        def full(*a, **k):
+            raise OSError(28, "No space left on device")
+        np.savez_compressed = full
+        write_npz({str(tmp_path / 'r/a.npz')!r}, x=np.zeros(2))
+    """))
+    r = subprocess.run([sys.executable, str(script)], check=False, capture_output=True, text=True, env=ENV, timeout=60)
+    assert r.returncode == 1
+    assert one_line(r.stderr) == (f"lsadyn: error: {tmp_path / 'r/a.npz'}: cannot write it (no space left on the "
+                                  "device: free some and rerun; [Errno 28]); nothing was written")
+    assert list((tmp_path / "r").iterdir()) == []
+
+
+# "lsadyn regime ... | head -1 ends in a BrokenPipeError traceback (2 runs in 3)"
+def test_cli_closed_pipe_exits_quietly():
+    for _ in range(3):
+        p = subprocess.Popen([sys.executable, "-m", "lsadyn", "regime", "--A", I2, "--V", I2],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+        p.stdout.close()  # the reader went away before the output
+        err = p.stderr.read().decode()
+        assert p.wait(timeout=60) in (0, 141) and err == ""
+    r = subprocess.run(f"'{sys.executable}' -m lsadyn regime --A '{I2}' --V '{I2}' | head -1", shell=True, check=False,
+                       capture_output=True, text=True, env=ENV, timeout=60)
+    assert r.stdout == "regime: cluster_converge\n" and r.stderr == ""
+
+
+def test_cli_version_and_python_dash_m(lsadyn_cli):
+    import lsadyn
+
+    r = subprocess.run([sys.executable, "-m", "lsadyn", "--version"], check=False, capture_output=True, text=True, env=ENV,
+                       timeout=60)
+    assert r.returncode == 0 and r.stdout == f"lsadyn {lsadyn.__version__}\n"
+    r = subprocess.run([sys.executable, "-m", "lsadyn", "regime", "--A", I2, "--V", I2, "--json"],
+                       check=False, capture_output=True, text=True, env=ENV, timeout=60)
+    assert r.returncode == 0 and json.loads(r.stdout)["regime"] == "cluster_converge"
+
+
+def test_cli_says_what_r2_means_in_d3(lsadyn_cli):
+    I3 = "[[1,0,0],[0,1,0],[0,0,1]]"
+    r = lsadyn_cli("regime", "--A", I3, "--V", I3, "--method", "particles", "--n", "16", "--horizon", "10")
+    assert r.returncode == 0
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("|R2|"))
+    assert line.startswith("|R2| (d = 3: R2 = r e^(2i phi), r = (d lambda_max(M) - 1)/(d - 1), phi the angle swept")
+    r = lsadyn_cli("regime", "--A", I2, "--V", I2)
+    assert "\n|R2|: " in r.stdout
+
+
+# "a --configfile path that does not exist gives Snakemake's 26-line traceback": Snakemake reads configfiles
+# before the Snakefile, so the workflow cannot catch it; the README quotes the last line, checked here
+def test_missing_configfile_message_is_the_documented_one(tmp_path):
+    r = subprocess.run(["snakemake", "-n", "--configfile", "no/such.yaml"], cwd=ROOT, check=False, capture_output=True,
+                       text=True, env=ENV, timeout=120)
+    last = (r.stdout + r.stderr).strip().splitlines()[-1]  # Snakemake prints its traceback on stdout
+    assert r.returncode == 1 and last == "FileNotFoundError: [Errno 2] No such file or directory: 'no/such.yaml'"
+    readme = (ROOT / "README.md").read_text()
+    assert "FileNotFoundError: [Errno 2] No such file or directory: 'my.yaml'" in readme
+
+
+# "the end-of-build summary warns that claims may be out of date (regimes_table finishes after claims_table)"
+def test_summary_staleness_compares_only_what_the_claims_read(tmp_path):
+    from lsadyn.paper.findings import build_summary
+
+    tables = tmp_path / "results/tables"
+    tables.mkdir(parents=True)
+    claims = pd.DataFrame({"id": ["C1a-oa"], "claim": ["C1"], "statement": ["s"], "method": ["oa"], "n_tested": [1],
+                           "n_agree": [1], "pass": [True], "informational": [False], "evidence": [""], "note": [""]})
+    for name in ("highdim", "claims", "regimes"):  # in this order: regimes.csv is newer than claims.csv
+        (claims if name == "claims" else pd.DataFrame({"a": [1]})).to_csv(tables / f"{name}.csv", index=False)
+        os.utime(tables / f"{name}.csv", (time.time() + 10 * ("hrc".index(name[0])),) * 2)
+    inputs = ["results/tables/highdim.csv"]
+    assert "out of date" not in build_summary(root=tmp_path, inputs=inputs)
+    os.utime(tables / "highdim.csv", (time.time() + 60,) * 2)
+    text = build_summary(root=tmp_path, inputs=inputs)
+    assert "that table may be out of date: results/tables/highdim.csv newer than it" in text
+
+
+# "A build error is one good line buried in ~80 lines of Snakemake text with nothing at the end to say what failed"
+def test_failed_build_repeats_the_projects_lines_at_the_end(tmp_path):
+    from lsadyn.paper.findings import error_summary
+
+    (tmp_path / "logs").mkdir()
+    line = "lsadyn: error: results/sim/case2.csv: truncated (the last line is incomplete); delete it and rerun"
+    (tmp_path / "logs/claims_table.log").write_text(f"2026-01-01 INFO started\n2026-01-01 ERROR {line}\n")
+    log = tmp_path / "snakemake.log"
+    log.write_text("Building DAG of jobs...\n[Tue] Error in rule claims_table:\n    jobid: 3\n"
+                   "    log: logs/claims_table.log, logs/missing.log (check log file(s) for error details)\n"
+                   f"{line}\nShutting down, this might take some time.\n")
+    assert error_summary(log, root=tmp_path) == f"\nlsadyn: the build failed:\n  {line}"
+    assert error_summary([str(log)], root=tmp_path) == f"\nlsadyn: the build failed:\n  {line}"  # Snakemake 9
+    log.write_text("Building DAG of jobs...\nMissingInputException\n")
+    assert error_summary(log, root=tmp_path) == ""
+    assert error_summary(None, root=tmp_path) == ""
+
+
+# "the claims page is titled C1-C7 but holds C8-C10, and its note column is squeezed to ~90 px"; "the report's movie
+# links download the GIF instead of showing it"
+def test_claims_page_title_and_note_width_and_movie_pages(tmp_path):
+    from lsadyn.paper.findings import CSS, claims_title
+    from lsadyn.paper.movie_frames import gif_html_page
+
+    claims = pd.DataFrame({"claim": ["C1", "C7", "C10", "C8"]})
+    assert claims_title(claims) == "Claims C1–C10"
+    assert "td.note{font-size:12px;color:#333;min-width:22em" in CSS
+    gif = tmp_path / "m.gif"
+    gif.write_bytes(b"GIF89a" + bytes(10))
+    page = gif_html_page(gif, "clusters <rotate>, d = 2")
+    assert "src='data:image/gif;base64,R0lGODlh" in page and "<title>clusters &lt;rotate&gt;, d = 2</title>" in page
+    smk = (ROOT / "workflow/rules/movies.smk").read_text()
+    assert 'report(\n            "results/report/movies/{movie}_d2.html"' in smk and 'report(\n            "paper_' not in smk

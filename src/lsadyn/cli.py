@@ -5,7 +5,9 @@ run's memory and time are estimated (:mod:`lsadyn.budget`): too big a run is ref
 announced, and a progress bar is shown on a terminal.
 
 Exit codes: 0 done; 2 bad input, refused run or out of memory (one line on stderr naming the
-argument, never a traceback); 130 interrupted (Ctrl-C / SIGINT or SIGTERM, one line).
+argument, never a traceback); 130 interrupted (Ctrl-C / SIGINT or SIGTERM, one line); 141 (128 + SIGPIPE)
+when the reader of stdout went away (``lsadyn regime ... | head -1``), silently, as Unix tools do.
+``lsadyn --version`` prints the version; ``python -m lsadyn`` is the same command.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import inspect
 import json
 import math
+import os
 import signal
 import sys
 import warnings
@@ -97,7 +100,10 @@ def _matrix(text: str, name: str):
 
 def _parser():
     labels = ", ".join(_labels())
+    from . import __version__
+
     p = _Parser(prog="lsadyn", description="Dynamics of deep linear transformers.")
+    p.add_argument("--version", action="version", version=f"lsadyn {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     epilog = (
         "methods:\n" + "".join(f"  {k:<10} {v}\n" for k, v in METHODS.items())
@@ -156,7 +162,7 @@ def _run_regime(args):
 
     from . import budget
     from .api import predict_regime, simulate_regime, ws_regime
-    from .validation import as_int_at_least, as_positive_float, as_square_matrix
+    from .validation import _real_array, as_int_at_least, as_positive_float, as_square_matrix
 
     args = _resolve(args)
     A = as_square_matrix(_matrix(args.A, "--A"), "--A")
@@ -174,7 +180,7 @@ def _run_regime(args):
             raise ValueError("--n: not used with --tokens (n is the number of rows of the tokens file)")
         if not args.tokens.startswith("@"):
             raise ValueError("--tokens: expected @file (.npy, .txt or .csv)")
-        X0 = np.asarray(_load_file(args.tokens[1:], "--tokens"), dtype=float)
+        X0 = _real_array(_load_file(args.tokens[1:], "--tokens"), "--tokens", "token array")
         if not _accepts(simulate_regime, "X0"):
             raise ValueError("--tokens: this lsadyn's simulate_regime has no X0 argument yet")
         if not np.all(np.isfinite(X0)):
@@ -241,10 +247,15 @@ def _run_regime(args):
     if args.json:
         print(json.dumps({k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}))
     else:
+        # in d > 2 the classified signal is R2 = r e^{2i phi} (lsadyn.api.simulate_regime): say so
+        r2 = ("|R2|" if d == 2 else
+              f"|R2| (d = {d}: R2 = r e^(2i phi), r = (d lambda_max(M) - 1)/(d - 1), phi the angle swept by "
+              "the leading axis of M = mean x x^T)")
         print(
-            f"regime: {res.regime}\n|R2|: {res.abs_R2:.6g}\narg R2 rate: {res.arg_R2_rate:.6g}\n"
+            f"regime: {res.regime}\n{r2}: {res.abs_R2:.6g}\narg R2 rate: {res.arg_R2_rate:.6g}\n"
             f"period: {res.period:.6g}\nmethod: {args.method}" + (f" ({args.model})" if "model" in out else "")
         )
+    sys.stdout.flush()  # a closed pipe shows here, inside main's handler, not at interpreter exit
     for note in notes:
         sys.stderr.write(f"lsadyn: note: {note}\n")
     return 0
@@ -255,6 +266,15 @@ def _interrupted(signum, frame):
 
 
 def main(argv=None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # the reader went away (| head -1): stop quietly with 128 + SIGPIPE, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that the interpreter's last flush of stdout does not fail again
+        return 141
+
+
+def _main(argv) -> int:
     args = _parser().parse_args(argv)
     try:
         signal.signal(signal.SIGTERM, _interrupted)

@@ -9,12 +9,24 @@ from __future__ import annotations
 import numpy as np
 
 
-def as_square_matrix(value, name: str, d: int | None = None) -> np.ndarray:
-    """Return ``value`` as a finite float64 ``(d, d)`` array or raise ``ValueError``."""
+def _real_array(value, name: str, what: str) -> np.ndarray:
+    """``value`` as a float64 array; ``ValueError`` naming ``name`` for complex, object or non-numeric data
+    (numpy would silently keep only the real part of a complex array)."""
     try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: not a numeric matrix") from None
+        raw = np.asarray(value)
+    except (TypeError, ValueError):  # ragged nested lists
+        raise ValueError(f"{name}: not a numeric {what}") from None
+    if raw.dtype.kind == "c":
+        raise ValueError(f"{name}: complex values (dtype {raw.dtype}); the model is real: pass a real {what}")
+    if raw.dtype.kind not in "fiub":
+        raise ValueError(f"{name}: not a numeric {what} (dtype {raw.dtype})")
+    return raw.astype(float)
+
+
+def as_square_matrix(value, name: str, d: int | None = None) -> np.ndarray:
+    """Return ``value`` as a finite float64 ``(d, d)`` array or raise ``ValueError`` (also for complex or
+    object arrays)."""
+    arr = _real_array(value, name, "matrix")
     if arr.ndim != 2:
         raise ValueError(f"{name}: expected a 2-D square matrix, got {arr.ndim} dimension(s)")
     if arr.shape[0] != arr.shape[1]:
@@ -36,7 +48,8 @@ SCALE_RANGE = (1e-100, 1e100)
 
 def check_scale(A, V, beta) -> None:
     """Raise ``ValueError`` naming ``A``, ``V`` or ``beta`` when β, ‖A‖₂, ‖V‖₂ or β‖A‖₂‖V‖₂ is
-    outside :data:`SCALE_RANGE` (zero matrices are allowed: nothing moves)."""
+    outside :data:`SCALE_RANGE`. A zero A or V is refused as a tiny one is (``0`` is below the range too:
+    nothing moves, every state is a fixed point and there is no regime, rate or period to read)."""
     lo, hi = SCALE_RANGE
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         norms = {"A": float(np.max(np.abs(A))), "V": float(np.max(np.abs(V))), "beta": float(beta)}
@@ -44,8 +57,10 @@ def check_scale(A, V, beta) -> None:
             norms["A"] = float(np.linalg.norm(np.asarray(A) / norms["A"], 2)) * norms["A"]
         if norms["V"] > 0:
             norms["V"] = float(np.linalg.norm(np.asarray(V) / norms["V"], 2)) * norms["V"]
-    if norms["A"] == 0 or norms["V"] == 0:
-        return
+    for name in ("A", "V"):
+        if norms[name] == 0:
+            raise ValueError(f"{name}: {name} = 0 (|{name}|_2 = 0 is outside the supported range [{lo:g}, {hi:g}]): "
+                             "nothing moves, every state is a fixed point; pass a nonzero matrix")
     log_product = sum(np.log10(v) for v in norms.values())
     for name, v in norms.items():
         if not lo <= v <= hi:
@@ -89,7 +104,7 @@ def as_int_at_least(value, name: str, minimum: int) -> int:
 
 def as_tokens(X, name: str = "X") -> np.ndarray:
     """Return ``X`` as a finite float ``(n, d)`` array with n >= 1, d >= 2."""
-    arr = np.asarray(X, dtype=float)
+    arr = _real_array(X, name, "token array")
     if arr.ndim != 2 or arr.shape[1] < 2:
         raise ValueError(f"{name}: expected shape (n, d) with d >= 2, got {arr.shape}")
     if not np.all(np.isfinite(arr)):

@@ -44,14 +44,17 @@ rule movie:
         tokens="results/movies/{movie}.npz",
         lib=lib_inputs("workflow/notebooks/movie.py"),
     output:
-        d2=report(
-            "paper_figures/movies/{movie}_d2.gif",
+        d2="paper_figures/movies/{movie}_d2.gif",
+        d3="paper_figures/movies/{movie}_d3.gif",
+        # the report offers a GIF only as a download: it lists these pages, which show the GIF
+        page_d2=report(
+            "results/report/movies/{movie}_d2.html",
             caption="../report/movie.rst",
             category="Movies",
             subcategory="d = 2 (circle)",
         ),
-        d3=report(
-            "paper_figures/movies/{movie}_d3.gif",
+        page_d3=report(
+            "results/report/movies/{movie}_d3.html",
             caption="../report/movie.rst",
             category="Movies",
             subcategory="d = 3 (sphere)",

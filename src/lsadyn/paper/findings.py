@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -312,7 +313,7 @@ def findings_markdown(claims: pd.DataFrame, tables: dict, settings: dict, number
 CSS = """<style>
 body{font-family:system-ui,sans-serif;font-size:14px;max-width:1200px;margin:1em auto;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1em}th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top}
-th{background:#eee}td.note{font-size:12px;color:#333;max-width:520px}
+th{background:#eee}td.note{font-size:12px;color:#333;min-width:22em;max-width:40em}
 tr.pass td.res{background:#cfe8d5;color:#0b4d1e;font-weight:bold}
 tr.fail td.res{background:#f6c8c3;color:#7a1109;font-weight:bold}
 tr.info{color:#555;font-style:italic}tr.info td.res{background:#e8e8e8}
@@ -350,11 +351,18 @@ LEGEND = ("<p class='legend'><span style='background:#cfe8d5'>pass</span><span s
           "does not count toward the verdict)</p>")
 
 
+def claims_title(claims: pd.DataFrame) -> str:
+    """'Claims C1–C10': the range of the claim numbers the table holds."""
+    nums = sorted({int(m.group(1)) for c in claims["claim"].astype(str) if (m := re.fullmatch(r"C(\d+)", c))})
+    return f"Claims C{nums[0]}–C{nums[-1]}" if nums else "Claims"
+
+
 def claims_html_page(claims: pd.DataFrame, legend_md: str = "") -> str:
+    esc = html.escape
     t = tally(claims)
     legend = "".join(f"<p>{html.escape(p)}</p>" for p in legend_md.split("\n\n") if p.strip())
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Claims</title>{CSS}</head><body>"
-            f"<h1>Claims C1–C7</h1><p>{t.passing} rows passing, {t.failing} failing, {t.informational} "
+            f"<h1>{esc(claims_title(claims))}</h1><p>{t.passing} rows passing, {t.failing} failing, {t.informational} "
             f"informational.</p>{LEGEND}{claims_html_table(claims)}{legend}</body></html>")
 
 
@@ -385,19 +393,61 @@ def findings_html(claims: pd.DataFrame, tables: dict, settings: dict, numbers: d
 
 # --- the summary printed at the end of a build -----------------------------------------------------
 
-def _newer_results(claims: Path, root: Path) -> list[str]:
-    """Results tables (results/**/*.csv) written after ``claims``: the claims were computed without them."""
+def _newer_results(claims: Path, root: Path, inputs=None) -> list[str]:
+    """Files the claims table reads (``inputs``, the claims_table rule's input; by default every results
+    table results/**/*.csv) written after ``claims``: the claims were computed without them. A table the
+    claims do not read (regimes.csv) finishing later says nothing about them."""
     try:
         since = claims.stat().st_mtime
-        found = [(p.stat().st_mtime, p) for p in (root / "results").rglob("*.csv") if p != claims]
+        files = (root / "results").rglob("*.csv") if inputs is None else (root / str(f) for f in inputs)
+        found = [(p.stat().st_mtime, p) for p in files if p != claims and p.exists()]
     except OSError:
         return []
     return [str(p.relative_to(root)) for t, p in sorted(found, reverse=True) if t > since]
 
 
-def build_summary(claims_csv="results/tables/claims.csv", configfiles=(), root=".") -> str:
+#: The project's one-line errors, as jobs and the Snakefile print them.
+_ERROR_LINE = re.compile(r"lsadyn: (?:error|invalid configuration): .*")
+
+
+def build_errors(snakemake_log, root=".") -> list[str]:
+    """The project's one-line errors of a failed build (for Snakemake's ``onerror:``, which gets the path
+    of its own log, or in Snakemake 9 a list of them): the ``lsadyn: error: ...`` lines in that log and in the log files of the jobs it
+    reports as failed ("Error in rule ...", "log: <files>"), each once, in order."""
+    root = Path(root)
+    logs = [snakemake_log] if isinstance(snakemake_log, (str, Path)) else list(snakemake_log or ())
+    text = ""
+    for f in logs:  # Snakemake 9 passes a list of log files (one per log handler)
+        try:
+            text += Path(f).read_text(errors="replace")
+        except (OSError, TypeError):
+            pass
+    found = [m.group(0).strip() for m in _ERROR_LINE.finditer(text)]
+    for block in re.split(r"\n(?=Error in rule )", text)[1:]:
+        m = re.search(r"^\s*log: (.+?)(?: \(check log file\(s\) for error details\))?$", block, re.MULTILINE)
+        for job_log in (m.group(1).split(", ") if m else ()):
+            try:
+                found += [x.group(0).strip() for x in _ERROR_LINE.finditer((root / job_log.strip()).read_text(
+                    errors="replace"))]
+            except OSError:
+                pass
+    return list(dict.fromkeys(found))
+
+
+def error_summary(snakemake_log, root=".") -> str:
+    """The last lines of a failed build: the project's one-line error(s) of :func:`build_errors`
+    repeated after Snakemake's own text (empty when there is none, e.g. a Snakemake error)."""
+    errors = build_errors(snakemake_log, root)
+    if not errors:
+        return ""
+    return "\n".join(["", "lsadyn: the build failed:", *(f"  {e}" for e in errors)])
+
+
+def build_summary(claims_csv="results/tables/claims.csv", configfiles=(), root=".", inputs=None) -> str:
     """A few lines for the end of a build: claims passing / failing / informational and where to
-    look first. Works (says so) when the build made no claims table, e.g. one figure as target."""
+    look first. Works (says so) when the build made no claims table, e.g. one figure as target.
+    ``inputs``: the files the claims table reads (the claims_table rule's input), compared with it to
+    warn that it may be out of date."""
     root = Path(root)
     def rel(f):
         try:
@@ -419,7 +469,7 @@ def build_summary(claims_csv="results/tables/claims.csv", configfiles=(), root="
                          + f", {t.informational} informational")
         except (ValueError, KeyError, OSError) as err:
             lines.append(f"  claims: could not read {claims_csv}: {err}")
-        newer = _newer_results(path, root)
+        newer = _newer_results(path, root, inputs)
         if newer:
             lines.append(f"  (that table may be out of date: {newer[0]}"
                          + (f" and {len(newer) - 1} more results file(s)" if len(newer) > 1 else "")

@@ -10,6 +10,7 @@ dies (no orphaned job processes)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -32,19 +33,44 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
+class OutputWriteError(ValueError):
+    """An output could not be written (full disk, quota, read-only file system, ...). The message is one
+    line naming the file; nothing was left behind (a ``ValueError``, so a job ends with that line)."""
+
+
+#: errno values of a failed write: turned into one :class:`OutputWriteError` line by :func:`atomic_path`.
+WRITE_ERRNOS = {errno.ENOSPC: "no space left on the device: free some and rerun",
+                errno.EDQUOT: "disk quota exceeded: free some space and rerun",
+                errno.EFBIG: "file too large for the file system",
+                errno.EROFS: "read-only file system", errno.EIO: "input/output error",
+                errno.EACCES: "permission denied", errno.EPERM: "operation not permitted"}
+
+
+def _write_failed(path, err: OSError):
+    why = WRITE_ERRNOS.get(err.errno, err.strerror or str(err))
+    return OutputWriteError(f"{path}: cannot write it ({why}; [Errno {err.errno}]); nothing was written")
+
+
 @contextmanager
 def atomic_path(path):
-    """Yield a temporary path next to ``path``; rename it onto ``path`` only on success."""
+    """Yield a temporary path next to ``path``; rename it onto ``path`` only on success. A write that fails
+    with one of :data:`WRITE_ERRNOS` (a full disk: ``ENOSPC``) becomes one :class:`OutputWriteError` line
+    naming ``path``; the temporary file is removed in every case."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    os.close(fd)
-    os.chmod(tmp, _new_file_mode())  # mkstemp makes it 0600; a results file gets the mode open() would give it
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+        os.close(fd)
+        os.chmod(tmp, _new_file_mode())  # mkstemp makes it 0600; a results file gets the mode open() would give it
         yield tmp
         os.replace(tmp, path)
+    except OSError as err:
+        if err.errno not in WRITE_ERRNOS:
+            raise
+        raise _write_failed(path, err) from err
     finally:
-        if os.path.exists(tmp):
+        if tmp is not None and os.path.exists(tmp):
             os.remove(tmp)
 
 
@@ -247,11 +273,14 @@ def read_csv(path):
 
 class ResultFileError(ValueError):
     """An intermediate results file is missing, truncated, corrupted or inconsistent with the
-    parameters that produced it. The message is one line: ``<file>: <problem>; delete it and rerun``."""
+    parameters that produced it. The message is one line: ``<file>: <problem>; delete it and rerun:
+    snakemake --cores all --forcerun <file> ...``: ``--forcerun`` of the file rebuilds it in every state (a plain
+    rerun does not rebuild a deleted intermediate whose consumers are up to date)."""
 
 
 def _fail(path, problem: str):
-    raise ResultFileError(f"{path}: {problem}; delete it and rerun (snakemake rebuilds it)")
+    raise ResultFileError(f"{path}: {problem}; delete it and rerun: snakemake --cores all --forcerun {path} "
+                          "(with the build's --configfile; rebuilds it and what reads it)")
 
 
 def load_json_record(path, keys) -> dict:
@@ -268,15 +297,23 @@ def load_json_record(path, keys) -> dict:
     missing = [k for k in keys if k not in record]
     if missing:
         _fail(path, f"missing key(s) {missing}")
+    for k in keys:  # json reads NaN/Infinity as floats: a record's numbers must be finite
+        v = record[k]
+        if isinstance(v, float) and not np.isfinite(v):
+            _fail(path, f"key {k} is {v} (must be finite)")
     return record
 
 
 @dataclass(frozen=True)
 class TableSpec:
     """What a CSV intermediate must hold. ``numeric``: numeric columns, ``finite`` among them those
-    that may not be NaN/inf; ``text``: text columns; ``labels``: columns holding a regime label;
-    ``integer``: integer-valued columns; ``boolean``: true/false columns; ``required``: columns that
-    must be there, of any type."""
+    that may not be NaN/inf; ``finite_unless_undetermined``: pairs ``(label column, columns)`` whose
+    values must be finite in every row whose label is not ``undetermined`` (a run the classifier could
+    not decide may have no rate; a rotating or converging one always has one); ``text``: text columns;
+    ``labels``: columns holding a regime label; ``integer``: integer-valued columns; ``boolean``:
+    true/false columns; ``required``: columns that must be there, of any type. Columns listed in
+    none of ``finite``/``finite_unless_undetermined`` may be NaN (a period of a run that does not
+    oscillate, a fit with too few points)."""
 
     numeric: tuple = ()
     finite: tuple = ()
@@ -285,11 +322,12 @@ class TableSpec:
     integer: tuple = ()
     boolean: tuple = ()
     required: tuple = ()
+    finite_unless_undetermined: tuple = ()
 
     @property
     def columns(self) -> tuple:
         seen = dict.fromkeys(self.numeric + self.finite + self.text + self.labels + self.integer + self.boolean
-                             + self.required)
+                             + self.required + tuple(c for _, cols in self.finite_unless_undetermined for c in cols))
         return tuple(seen)
 
 
@@ -304,30 +342,39 @@ TABLES = {
     "sim": TableSpec(
         numeric=(*_PARAMS.numeric, *(f"{q}_{m}" for m in _METHODS for q in ("abs_R2", "rate", "period"))),
         finite=_PARAMS.finite,
+        finite_unless_undetermined=tuple((f"regime_{m}", (f"abs_R2_{m}", f"rate_{m}")) for m in _METHODS),
         text=_PARAMS.text, labels=(*(f"regime_{m}" for m in _METHODS), "regime_oa_token_start"),
         integer=("point_id",)),
     "highdim_run": TableSpec(
         numeric=("r_final", "drift_rate", "period", "mean_token_norm", "rtol", "rtol_check", "r_final_check",
                  "r_change_last_quarter", "horizon"),
         finite=("rtol", "rtol_check", "horizon"), text=("scenario", "model"), labels=("regime", "regime_check"),
+        finite_unless_undetermined=(("regime", ("r_final", "drift_rate", "mean_token_norm", "r_change_last_quarter")),
+                                    ("regime_check", ("r_final_check",))),
         integer=("d", "n_tokens"), boolean=("check_ok", "settled")),
     "stability_run": TableSpec(
         numeric=("strength", "eps", "abs_R2_0", "abs_R2_tokens", "abs_R2_oa", "rate_tokens", "rate_oa"),
-        finite=("strength", "eps"), text=("regime", "family"),
+        finite=("strength", "eps", "abs_R2_0"), text=("regime", "family"),
+        finite_unless_undetermined=(("regime_tokens", ("abs_R2_tokens", "rate_tokens")),
+                                    ("regime_oa", ("abs_R2_oa", "rate_oa"))),
         labels=("regime_tokens", "regime_oa"), integer=("seed", "n"), boolean=("hypothesis",)),
     "robustness_run": TableSpec(
         numeric=("delta", "rel_change_A", "rel_change_V", "abs_R2", "rate", "period", "tau", "min_rate"),
-        finite=("delta", "rel_change_V"), text=("scenario", "model", "kind"), labels=("regime",),
+        finite=("delta", "rel_change_V", "tau", "min_rate"), text=("scenario", "model", "kind"), labels=("regime",),
+        finite_unless_undetermined=(("regime", ("abs_R2", "rate")),),
         integer=("run", "d", "n_tokens", "perturb_seed", "bits")),
     "persistence_run": TableSpec(
         numeric=("r_final", "r_min", "r_max", "r_mean", "rate", "period", "mean_token_norm", "majority", "tau",
                  "rate_theory", "rate_rel_err", "beta", "horizon", "r_change_last_quarter"),
         finite=("beta", "horizon", "tau", "r_change_last_quarter"), text=("study", "scenario", "model", "cluster_shape"),
+        finite_unless_undetermined=(("regime", ("r_final", "r_min", "r_max", "r_mean", "rate", "mean_token_norm",
+                                                "majority")),),
         labels=("regime",), integer=("run_id", "d", "seed", "n_tokens"), boolean=("settled",)),
     "bifurcation_fit": TableSpec(  # lsadyn.paper.study.bifurcation_summary
         numeric=("mu_c_theory", "mu_converge_max", "mu_rotate_min", "fit_exponent", "fit_prefactor", "theory_exponent",
                  "theory_prefactor", "exact_law_fit_exponent", "exact_law_fit_prefactor", "fit_dmu_min", "fit_dmu_max",
                  "period_max_rel_err"),
+        finite=("mu_c_theory", "theory_exponent", "theory_prefactor"),  # the fits are NaN with < 2 points
         boolean=("threshold_in_bracket",), integer=("n_fit", "n_rotating")),
     "claims": TableSpec(required=("statement", "pass")),
     "any": TableSpec(),
@@ -387,6 +434,14 @@ def load_table(path, kind: str = "any", *, rows: int | None = None, rows_like=No
         if not ok.all():
             first = int((~ok).argmax()) + 1
             _fail(path, f"column {col} has NaN or inf in {int((~ok).sum())} row(s) (first: row {first})")
+    for label, cols in spec.finite_unless_undetermined:
+        decided = (df[label].astype(str) != "undetermined").to_numpy()
+        for col in cols:
+            bad = decided & ~np.isfinite(df[col].to_numpy(dtype=float))
+            if bad.any():
+                first = int(bad.argmax()) + 1
+                _fail(path, f"column {col} has NaN or inf in {int(bad.sum())} row(s) whose {label} is not "
+                            f"undetermined (first: row {first}, {label} {df[label].iloc[first - 1]})")
     for col in spec.integer:
         v = df[col].to_numpy(dtype=float)
         if not np.all(v == np.round(v)):
@@ -443,6 +498,7 @@ def load_arrays(path, kind: str = "any") -> dict:
     """Read and check an .npz intermediate of ``kind`` (a key of :data:`ARRAYS`) → dict of arrays
     (read eagerly, no pickles). Raises :class:`ResultFileError` (one line naming the file)."""
     import zipfile
+    import zlib
 
     _ensure_job()
     path = Path(path)
@@ -455,14 +511,24 @@ def load_arrays(path, kind: str = "any") -> dict:
         magic = fh.read(4)
     if magic != b"PK\x03\x04":
         _fail(path, "not a NumPy .npz archive (garbage data: no zip header)")
+    unreadable = (OSError, EOFError, zipfile.BadZipFile, KeyError, zipfile.LargeZipFile, RuntimeError, zlib.error)
     try:
-        with np.load(path, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
+        z = np.load(path, allow_pickle=False)
     except ValueError as err:
         why = "holds pickled objects" if "pickle" in str(err) else "not a NumPy .npz archive"
         _fail(path, f"{why} (garbage or truncated data)")
-    except (OSError, EOFError, zipfile.BadZipFile, KeyError, zipfile.LargeZipFile, RuntimeError) as err:
+    except unreadable as err:
         _fail(path, f"not a readable NumPy .npz archive ({type(err).__name__}: {' '.join(str(err).split())[:100]})")
+    arrays = {}
+    with z:  # member by member: a damaged member's data (zip directory intact) fails when it is decompressed
+        for k in z.files:
+            try:
+                arrays[k] = z[k]
+            except ValueError as err:
+                why = "holds pickled objects" if "pickle" in str(err) else "is not a NumPy array"
+                _fail(path, f"member {k} {why} (garbage or truncated data)")
+            except unreadable as err:
+                _fail(path, f"member {k} is damaged ({type(err).__name__}: {' '.join(str(err).split())[:100]})")
     if not isinstance(arrays, dict) or not arrays:
         _fail(path, "archive holds no arrays")
     required, finite = list(spec.required), list(spec.finite)

@@ -159,3 +159,18 @@ def _rgb_code(rgb):
 def _rgb_decode(code):
     code = np.asarray(code, dtype=np.int64)
     return np.stack([code >> 16, (code >> 8) & 255, code & 255], axis=-1).astype(np.uint8)
+
+
+def gif_html_page(gif_path, title: str) -> str:
+    """A self-contained HTML page showing the GIF at ``gif_path`` (embedded as a data URI): Snakemake's
+    report shows PNG/SVG/JPEG, PDF and HTML results in the page but offers any other file, a GIF
+    included, only as a download, so the report lists this page for each movie."""
+    import base64
+    import html
+    from pathlib import Path
+
+    data = base64.b64encode(Path(gif_path).read_bytes()).decode("ascii")
+    esc = html.escape(title)
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{esc}</title></head>"
+            f"<body style='margin:0;background:#fff'><img alt='{esc}' style='max-width:100%' "
+            f"src='data:image/gif;base64,{data}'></body></html>")

@@ -1,0 +1,6 @@
+"""``python -m lsadyn``: the ``lsadyn`` command (:mod:`lsadyn.cli`)."""
+
+from .cli import main
+
+if __name__ == "__main__":
+    raise SystemExit(main())
