@@ -84,4 +84,8 @@ rule all:
 onsuccess:
     provenance.record(workflow, "complete")
     # the staleness check compares only what the claims table reads
-    print(build_summary(configfiles=workflow.configfiles, inputs=list(rules.claims_table.input)))
+    print(
+        build_summary(
+            configfiles=workflow.configfiles, inputs=list(rules.claims_table.input)
+        )
+    )
