@@ -6,6 +6,7 @@ config schema (``docs/gen_config.py``) and ``_generated/rulegraph.dot`` from ``s
 """
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -76,5 +77,21 @@ def _generate(app):
         (out / "rulegraph.dot").write_text(text)
 
 
+_CODE = re.compile(r"(``.*?``|:\w+:`.*?`|`.*?`)")
+_ROLE_AT_START = re.compile(r"^(\s*)(:\w+:`)")
+
+
+def _plain_bars(app, what, name, obj, options, lines):
+    """Docstrings write |x| for absolute values and norms, which reST reads as a substitution: escape every bar
+    outside code and roles. A line continuing a paragraph with a role (``:data:`X` ...``) is not a field list."""
+    for i, line in enumerate(lines):
+        parts = _CODE.split(line)
+        line = "".join(p if k % 2 else p.replace("|", "\\|") for k, p in enumerate(parts))
+        if i and lines[i - 1].strip() and not lines[i - 1].lstrip().startswith(":"):
+            line = _ROLE_AT_START.sub(r"\1\\ \2", line)
+        lines[i] = line
+
+
 def setup(app):
     app.connect("builder-inited", _generate)
+    app.connect("autodoc-process-docstring", _plain_bars)
