@@ -19,11 +19,11 @@ tokens = lsadyn.simulate_regime(A, V, n=200, seed=0)
 print(f"OA: {oa.regime}, rotation rate {oa.arg_R2_rate:.4f}; tokens: {tokens.regime}, "
       f"rotation rate {tokens.arg_R2_rate:.4f}")
 
-t = np.linspace(0.0, 10.0, 1000)
+t = np.linspace(0.0, 20.0, 2000)
 R2 = lsadyn.integrate_oa(A, V, 1.0, lsadyn.oa_start_points()[:1], t)[:, 0]
 fig, ax = plt.subplots(1, 2, figsize=(9, 3.2))
 ax[0].plot(t, np.abs(R2))
-ax[0].set(xlabel="t", ylabel="|R2|", title="OA: |R2| goes to 1")
+ax[0].set(xlabel="t", ylabel="|R2|", title="OA, from a near-uniform start")
 ax[1].plot(t, np.unwrap(np.angle(R2)))
 ax[1].set(xlabel="t", ylabel="arg R2 (unwrapped)",
           title=f"rates: OA {oa.arg_R2_rate:.3f}, tokens {tokens.arg_R2_rate:.3f}")
