@@ -16,15 +16,15 @@ the sweep's plan, the runs that three of its jobs integrate together are run for
 horizon multiples depend on the run, so they are run, not modelled); seconds per run × the class's runs.
 The whole sweep adds the CPU of one paper build (benchmarks/pipeline_timing.json) for the other stages.
 
-Writes benchmarks/persistence_sweep.json and, with ``--write``, the README block between
-``<!-- sweep:begin -->`` and ``<!-- sweep:end -->``; ``--check`` exits 1 when the README block differs from
+Writes benchmarks/persistence_sweep.json and, with ``--write``, the block of docs/cluster.md between
+``<!-- sweep:begin -->`` and ``<!-- sweep:end -->``; ``--check`` exits 1 when that block differs from
 the JSON (tests/test_persistence_pipeline.py runs it). Usage:
 ``python benchmarks/bench_persistence.py [--measure] [--write | --check]`` (``--measure`` reruns the timings;
 run it under ``flock /tmp/lsadyn-heavy.lock`` on a shared machine).
 
 ``--stage-time`` measures the wall time the two issue-12 stages (persistence, robustness) add to the paper
 build (:func:`stage_wall`, target ≤ 90 s on 2 cores; run it under the flock) and writes
-benchmarks/stage_timing.json, which ``benchmarks/speed_table.py`` shows in the README's Speed block.
+benchmarks/stage_timing.json, which ``benchmarks/speed_table.py`` shows in the Speed block of docs/performance.md.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from lsadyn.paper.config import merge  # noqa: E402
 from lsadyn.paper.highdim import embed_scenario  # noqa: E402
 from lsadyn.paper.persistence import chunk_ids, run_plan, scenario_set  # noqa: E402
 
-README = ROOT / "README.md"
+PAGE = ROOT / "docs/cluster.md"
 JSON = Path(__file__).with_name("persistence_sweep.json")
 REFERENCE = ROOT / "results/tables/persistence.csv"
 CONFIGS = ["workflow/config/config.yaml", "workflow/config/sweep.yaml"]
@@ -337,8 +337,8 @@ def main(argv=None):
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--keep", type=Path, help="with --stage-time: copy that build's results/ here")
     g = ap.add_mutually_exclusive_group()
-    g.add_argument("--write", action="store_true", help="rewrite the README block")
-    g.add_argument("--check", action="store_true", help="exit 1 if the README block differs from the JSON")
+    g.add_argument("--write", action="store_true", help="rewrite the sweep block of docs/cluster.md")
+    g.add_argument("--check", action="store_true", help="exit 1 if the sweep block of docs/cluster.md differs from the JSON")
     args = ap.parse_args(argv)
     if args.stage_time:
         rec = stage_wall(args.cores, args.keep)
@@ -349,10 +349,10 @@ def main(argv=None):
     cfg = load_config(CONFIGS)
     if args.check:
         rec = json.loads(JSON.read_text())
-        text = README.read_text()
+        text = PAGE.read_text()
         block = text.split(BEGIN)[1].split(END)[0].strip() if BEGIN in text else ""
         if block != render(rec):
-            print("README sweep block differs from benchmarks/persistence_sweep.json; run "
+            print("docs/cluster.md: the sweep block differs from benchmarks/persistence_sweep.json; run "
                   "python benchmarks/bench_persistence.py --write", file=sys.stderr)
             return 1
         return 0
@@ -371,7 +371,7 @@ def main(argv=None):
                         "together), run at the sweep's sizes, horizon, tolerances and budget (unperturbed, perturbed "
                         "and quantised runs; kernels compiled beforehand, job start-up not counted), shared 2-core "
                         "dev machine")
-    if "run_seconds" not in rb:  # never measured: the README says so instead of guessing
+    if "run_seconds" not in rb:  # never measured: the page says so instead of guessing
         rec.pop("robustness")
         rec.pop("total", None)
         JSON.write_text(json.dumps(rec, indent=1, sort_keys=True) + "\n")
@@ -400,12 +400,12 @@ def main(argv=None):
 
 
 def _write_block(rec: dict) -> None:
-    text = README.read_text()
+    text = PAGE.read_text()
     if BEGIN not in text:
-        raise SystemExit(f"README.md has no {BEGIN} ... {END} block")
+        raise SystemExit(f"docs/cluster.md has no {BEGIN} ... {END} block")
     head, rest = text.split(BEGIN, 1)
     tail = rest.split(END, 1)[1]
-    README.write_text(f"{head}{BEGIN}\n{render(rec)}\n{END}{tail}")
+    PAGE.write_text(f"{head}{BEGIN}\n{render(rec)}\n{END}{tail}")
 
 
 if __name__ == "__main__":

@@ -15,8 +15,8 @@ Prints a table and writes benchmarks/pipeline_timing.json. Targets: quick build 
 2 cores. Run it alone (``flock /tmp/lsadyn-heavy.lock``): machines are shared.
 
 Usage: ``python benchmarks/bench_pipeline.py`` (all five builds, ~12 min on 2 cores) or ``--quick-only`` (the
-two quick builds; the last paper-build records are kept); then ``python benchmarks/speed_table.py --write`` regenerates the README's
-Speed section.
+two quick builds; the last paper-build records are kept); then ``python benchmarks/speed_table.py --write`` regenerates the Speed table of
+docs/performance.md.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 
 Issue #11's targets on 2 cores: fast tests ≤ 45 s, full suite ≤ 4 min. Records wall and CPU seconds (the
 pytest process and all its children), the pytest summary line, the exit code and the load average before each
-run in benchmarks/test_timing.json; ``python benchmarks/speed_table.py --write`` puts them in the README's Speed
-section. The numba kernels are taken from the machine's cache (warm after any build or test run on the
+run in benchmarks/test_timing.json; ``python benchmarks/speed_table.py --write`` puts them in the Speed table of
+docs/performance.md. The numba kernels are taken from the machine's cache (warm after any build or test run on the
 machine), as in a user's second run. Run it alone (``flock /tmp/lsadyn-heavy.lock``): machines are shared.
 
 Usage: ``python benchmarks/bench_tests.py [--fast-only]``.

@@ -1,9 +1,9 @@
-"""The README's Speed section, generated from the benchmark records (never typed by hand).
+"""The Speed table of docs/performance.md, generated from the benchmark records (never typed by hand).
 
 Reads benchmarks/results.json (``bench_core.py``), benchmarks/pipeline_timing.json (``bench_pipeline.py``),
 benchmarks/stage_timing.json (``bench_persistence.py --stage-time``) and benchmarks/test_timing.json
 (``bench_tests.py``) and renders the text between ``<!-- speed:begin -->`` and ``<!-- speed:end -->``
-in README.md. ``--write`` rewrites that block; ``--check`` exits 1 if the README differs from what the
+in docs/performance.md. ``--write`` rewrites that block; ``--check`` exits 1 if the page differs from what the
 records give (tests/test_engine.py runs it). Usage: ``python benchmarks/speed_table.py --write|--check``.
 """
 
@@ -16,11 +16,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
+PAGE = ROOT / "docs/performance.md"
 CORE = Path(__file__).with_name("results.json")
 PIPELINE = Path(__file__).with_name("pipeline_timing.json")
 STAGES = Path(__file__).with_name("stage_timing.json")  # bench_persistence.py --stage-time (issue 12 stages)
-TESTS = Path(__file__).with_name("test_timing.json")  # bench_tests.py (the README's test commands)
+TESTS = Path(__file__).with_name("test_timing.json")  # bench_tests.py (the test commands of README.md)
 BEGIN = "<!-- speed:begin -->"
 END = "<!-- speed:end -->"
 
@@ -184,22 +184,22 @@ def current_block(text: str) -> str | None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--write", action="store_true", help="rewrite the README's Speed block")
-    g.add_argument("--check", action="store_true", help="exit 1 if the README's Speed block is out of date")
+    g.add_argument("--write", action="store_true", help="rewrite the Speed block of docs/performance.md")
+    g.add_argument("--check", action="store_true", help="exit 1 if the Speed block of docs/performance.md is out of date")
     args = ap.parse_args(argv)
-    text = README.read_text()
+    text = PAGE.read_text()
     block = current_block(text)
     if block is None:
-        sys.stderr.write(f"README.md: no {BEGIN} ... {END} block\n")
+        sys.stderr.write(f"docs/performance.md: no {BEGIN} ... {END} block\n")
         return 1
     new = render(_load(CORE), _load(PIPELINE), _load(STAGES), _load(TESTS))
     if args.check:
         if block != new:
-            sys.stderr.write("README.md: the Speed block differs from the benchmark records; run "
+            sys.stderr.write("docs/performance.md: the Speed block differs from the benchmark records; run "
                              "python benchmarks/speed_table.py --write\n")
             return 1
         return 0
-    README.write_text(text.replace(block, new))
+    PAGE.write_text(text.replace(block, new))
     return 0
 
 

@@ -1,6 +1,6 @@
 """Persistence stage in the pipeline: the full sweep (workflow/config/sweep.yaml) plans one job per chunk of the
 run plan (how long that takes is benchmarks/bench_pipeline.py's `sweep_dag_seconds`, not a timed test), and the
-README's sweep size is the benchmark record's."""
+sweep size in docs/cluster.md is the benchmark record's."""
 
 import re
 from pathlib import Path

@@ -1,7 +1,8 @@
 """The README works when pasted and states no result number that a test does not check: its library
 example runs and prints what its comments say; the claims it says failed in the last builds are the
 ones failing in `results/` (when a build is there); every other result number lives in
-results/FINDINGS.md (the Speed section is generated and checked by benchmarks/speed_table.py)."""
+results/FINDINGS.md (the Speed table, in docs/performance.md, is generated and checked by
+benchmarks/speed_table.py). It stays a front page (at most 150 lines) whose links to docs/ resolve."""
 
 import re
 import subprocess
@@ -13,19 +14,16 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+RESULTS_PAGE = (ROOT / "docs/results.md").read_text()
 
 
 def blocks(lang):
-    return re.findall(rf"```{lang}\n(.*?)```", README, re.S)
+    return re.findall(rf"```{lang}\n(.*?)```", README, re.DOTALL)
 
 
-def prose():
-    """README text a reader takes as statements: no code, links, the generated Speed section or the
-    Troubleshooting section (robust's, about errors, not results)."""
-    text = re.sub(r"<!-- speed:begin -->.*?<!-- speed:end -->", "", README, flags=re.S)
-    for title in ("Speed", "Troubleshooting"):
-        text = re.sub(rf"\n## {title}.*?(?=\n## |\Z)", "\n", text, flags=re.S)
-    text = re.sub(r"```.*?```", "", text, flags=re.S)
+def prose(text=README):
+    """Text a reader takes as statements: no code or links."""
+    text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
     text = re.sub(r"`[^`]*`", "", text)
     text = re.sub(r"\]\([^)]*\)", "]", text)
     return text
@@ -109,15 +107,27 @@ RESULT_LIKE = re.compile(r"(?<![\w.])(\d+\.\d+(?:\.\d+)?|\d{3,}|\d+(?:\.\d+)?e[-
 NOT_RESULTS = {"3.11", "2607.18584"}  # Python version, arXiv id
 
 
-def test_readme_states_no_result_number_outside_findings():
+@pytest.mark.parametrize("name", ["README.md", "docs/results.md"])
+def test_readme_and_results_page_state_no_result_number_outside_findings(name):
     """Counts, errors, exponents and timings belong in results/FINDINGS.md or the generated Speed
-    section; the README's prose keeps the story (small integers in formulas are fine)."""
-    found = [m.group(0) for m in RESULT_LIKE.finditer(prose()) if m.group(0) not in NOT_RESULTS]
-    assert not found, f"hand-typed result numbers in README.md: {found}"
+    table; the README's and the Results page's prose keep the story (small integers in formulas are fine)."""
+    text = (ROOT / name).read_text()
+    found = [m.group(0) for m in RESULT_LIKE.finditer(prose(text)) if m.group(0) not in NOT_RESULTS]
+    assert not found, f"hand-typed result numbers in {name}: {found}"
 
 
-def test_readme_links_findings_and_the_gallery_points_at_built_movies():
+def test_readme_links_findings_and_the_results_gallery_points_at_built_movies():
     assert "results/FINDINGS.md" in README
     movies = yaml.safe_load((ROOT / "workflow/config/config.yaml").read_text())["movies"]["scenarios"]
     for m in movies:
-        assert f"paper_figures/movies/{m}_d2.gif" in README
+        assert f"paper_figures/movies/{m}_d2.gif" in RESULTS_PAGE
+
+
+def test_readme_is_a_front_page_whose_docs_links_resolve_and_says_how_to_build_the_docs():
+    assert len(README.splitlines()) <= 150
+    links = re.findall(r"\]\((docs/[^)#]+)", README)
+    assert links and all((ROOT / link).is_file() for link in links), links
+    assert "python3 -m sphinx -W -b html docs docs/_build/html" in "\n".join(blocks("bash"))
+    assert "docs/_build/html/index.html" in README
+    for figure in re.findall(r"`(paper_figures/fig_\w+)`", README):  # the claim <-> figure map
+        assert (ROOT / "workflow/notebooks" / (figure.split("/")[1] + ".py")).is_file(), figure

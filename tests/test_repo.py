@@ -41,7 +41,7 @@ def lock_pins() -> dict[str, str]:
 
 def declared_requirements() -> list[Requirement]:
     """Every requirement the lock must satisfy: the dependencies, the workflow and test extras, the build
-    backend and requirements/lock.in (the docs tools)."""
+    backend and requirements/lock.in."""
     py = tomllib.loads((ROOT / "pyproject.toml").read_text())
     extras = py["project"]["optional-dependencies"]
     lines = py["project"]["dependencies"] + extras["workflow"] + extras["test"] + py["build-system"]["requires"]
