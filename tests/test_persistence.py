@@ -377,7 +377,7 @@ NOT_NUMERIC = "column r_change_last_quarter is not numeric"
                                               ("r_change_last_quarter", "oops", NOT_NUMERIC),
                                               ("r_change_last_quarter", "", "column r_change_last_quarter has NaN")])
 def test_a_corrupted_settled_column_is_a_one_line_error_naming_file_and_column(tmp_path, col, bad, expect):
-    from lsadyn.paper.io import ResultFileError, load_table, write_csv
+    from lsadyn_workflow.io import ResultFileError, load_table, write_csv
 
     cfg = _cfg(dimension={"d": [2], "seeds": 1, "scenarios": ["identity"]}, models=["lsa"],
                random_weights={"d": [2], "seeds": 1, "horizon": 40.0},

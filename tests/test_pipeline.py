@@ -73,7 +73,7 @@ def test_bad_config_names_the_key(override, key):
     merges a --configfile, then check_config. Every bad value is named by its key."""
     import yaml
 
-    from lsadyn.paper.config import check_config, load_config_file, merge
+    from lsadyn_workflow.config import check_config, load_config_file, merge
 
     config = merge(load_config_file(ROOT / "workflow/config/config.yaml"), yaml.safe_load(override))
     with pytest.raises(ValueError) as err:
@@ -185,7 +185,7 @@ def test_partial_rerun_after_editing_a_figure_notebook(built_copy):
                                                             "sym_pos_def")])),
         ("paper/claims.py", ["all", "claims_table", "findings"]),
         ("paper/findings.py", ["all", "findings"]),
-        ("paper/config.py", []),  # used by the Snakefile only, by no job
+        ("../../workflow/lib/lsadyn_workflow/config.py", []),  # used by the Snakefile only, by no job
     ],
 )
 def test_partial_rerun_after_editing_a_module(built_copy, module, expected):

@@ -320,13 +320,13 @@ def test_time_scale_used_for_the_min_rate_is_the_api_one():
 
 
 def _config():
-    from lsadyn.paper.config import load_config_file
+    from lsadyn_workflow.config import load_config_file
 
     return load_config_file("workflow/config/config.yaml")
 
 
 def test_config_names_an_unknown_robustness_scenario_and_a_repeated_dimension():
-    from lsadyn.paper.config import check_config
+    from lsadyn_workflow.config import check_config
 
     cfg = _config()
     cfg["robustness"]["scenarios"] = ["identity", "nope"]

@@ -26,7 +26,7 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
-from lsadyn.paper.io import load_arrays, load_table
+from lsadyn_workflow.io import load_arrays, load_table
 from lsadyn.paper.plotting import atlas_with_representatives, legend_above, save_figure, style
 
 try:

@@ -22,7 +22,7 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 # isort: split
 import numpy as np
 
-from lsadyn.paper.io import load_arrays, load_table
+from lsadyn_workflow.io import load_arrays, load_table
 from lsadyn.paper.plotting import atlas_with_representatives, legend_above, save_figure, style
 
 try:

@@ -28,7 +28,7 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsadyn.paper.io import load_arrays, load_table
+from lsadyn_workflow.io import load_arrays, load_table
 from matplotlib.lines import Line2D
 
 from lsadyn.paper.plotting import (COLUMN_WIDTH, LINESTYLES, OKABE_ITO, REGIME_STYLE, edge_peaks, identical_groups,

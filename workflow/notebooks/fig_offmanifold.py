@@ -26,7 +26,7 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsadyn.paper.io import load_arrays, load_table
+from lsadyn_workflow.io import load_arrays, load_table
 from lsadyn.paper.plotting import COLUMN_WIDTH, save_figure, style
 
 try:

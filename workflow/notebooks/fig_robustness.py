@@ -34,7 +34,7 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
 
-from lsadyn.paper.io import load_table
+from lsadyn_workflow.io import load_table
 from lsadyn.paper.plotting import OKABE_ITO, REGIME_STYLE, save_figure, style
 from lsadyn.paper.robustness_summary import kept_fractions, thresholds, with_reference
 

@@ -32,7 +32,7 @@ from matplotlib.patches import Patch
 from matplotlib.patheffects import withStroke
 from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
-from lsadyn.paper.io import load_table
+from lsadyn_workflow.io import load_table
 from lsadyn.paper.plotting import COLUMN_WIDTH, OKABE_ITO, panel_letter, save_figure, style
 
 try:

@@ -25,7 +25,7 @@ import os
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsadyn.paper.io import atomic_path, load_arrays
+from lsadyn_workflow.io import atomic_path, load_arrays
 from lsadyn.paper.movie_frames import BlittedPillowWriter, circle_frames, sphere_frames, token_colours
 from lsadyn.paper.plotting import style
 

@@ -3,7 +3,7 @@
 import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
 
 # isort: split
-from lsadyn.paper.io import load_table, setup_log, write_csv
+from lsadyn_workflow.io import load_table, setup_log, write_csv
 from lsadyn.paper.study import bifurcation_summary
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

@@ -5,7 +5,7 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 # isort: split
 import numpy as np
 
-from lsadyn.paper.io import setup_log, write_npz
+from lsadyn_workflow.io import setup_log, write_npz
 from lsadyn.paper.study import case4_orbits
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from lsadyn.paper.claims import (claims_2d, claims_highdim, claims_offmanifold, claims_robustness, claims_stability,
                                  claims_table)
-from lsadyn.paper.io import load_arrays, load_table, setup_log, write_csv
+from lsadyn_workflow.io import load_arrays, load_table, setup_log, write_csv
 from lsadyn.paper.persistence import claim_rows as persistence_claim_rows
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

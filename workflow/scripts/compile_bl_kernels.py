@@ -7,7 +7,7 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 import time
 
 from lsadyn import bl
-from lsadyn.paper.io import atomic_path, setup_log
+from lsadyn_workflow.io import atomic_path, setup_log
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])

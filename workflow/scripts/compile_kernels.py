@@ -15,7 +15,7 @@ from numba.core.registry import CPUDispatcher
 
 from lsadyn import _dop853_stages, compiled2d
 from lsadyn._kernel_cache import cache_dir
-from lsadyn.paper.io import atomic_path, load_json_record, setup_log
+from lsadyn_workflow.io import atomic_path, load_json_record, setup_log
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])

@@ -6,7 +6,7 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 from pathlib import Path
 
 from lsadyn.paper.findings import all_key_numbers, claims_html_page, findings_html, findings_markdown
-from lsadyn.paper.io import atomic_path, load_table, setup_log
+from lsadyn_workflow.io import atomic_path, load_table, setup_log
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])

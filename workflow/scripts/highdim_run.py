@@ -10,8 +10,8 @@ import pandas as pd
 from lsadyn.metrics import r_change_last_quarter, r_settled
 from lsadyn.paper.highdim import checked_run, embed_scenario, end_shape
 from lsadyn.paper.horizons import run_horizon, samples_for
-from lsadyn.paper.io import setup_log, write_csv, write_npz
-from lsadyn.paper.jobs import blas_threads, limit_threads
+from lsadyn_workflow.io import setup_log, write_csv, write_npz
+from lsadyn_workflow.jobs import blas_threads, limit_threads
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
 log = setup_log(sm.log[0])

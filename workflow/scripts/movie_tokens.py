@@ -3,7 +3,7 @@
 import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
 
 # isort: split
-from lsadyn.paper.io import setup_log, write_npz
+from lsadyn_workflow.io import setup_log, write_npz
 from lsadyn.paper.movies import token_movie_run
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

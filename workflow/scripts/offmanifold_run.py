@@ -6,7 +6,7 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 import numpy as np
 import pandas as pd
 
-from lsadyn.paper.io import setup_log, write_csv, write_npz
+from lsadyn_workflow.io import setup_log, write_csv, write_npz
 from lsadyn.paper.offmanifold import amplitude_per_distance, offmanifold_sweep
 from lsadyn.regimes import RegimeTolerances
 

@@ -3,9 +3,9 @@
 import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
 
 # isort: split
-from lsadyn.paper.io import setup_log, write_csv
+from lsadyn_workflow.io import setup_log, write_csv
 from lsadyn.paper.job_params import param_frame
-from lsadyn.paper.jobs import limit_threads
+from lsadyn_workflow.jobs import limit_threads
 from lsadyn.paper.persistence_run import run_chunk
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

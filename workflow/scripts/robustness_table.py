@@ -5,7 +5,7 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 # isort: split
 import pandas as pd
 
-from lsadyn.paper.io import load_table, setup_log, write_csv
+from lsadyn_workflow.io import load_table, setup_log, write_csv
 from lsadyn.paper.robustness import run_plan
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

@@ -4,8 +4,8 @@ OA, WS and particles (results/sim/{case}.csv)."""
 import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
 
 # isort: split
-from lsadyn.paper.io import load_table, setup_log, write_csv
-from lsadyn.paper.jobs import limit_threads
+from lsadyn_workflow.io import load_table, setup_log, write_csv
+from lsadyn_workflow.jobs import limit_threads
 from lsadyn.paper.study import build_case, classify_points
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)

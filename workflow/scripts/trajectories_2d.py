@@ -3,7 +3,7 @@
 import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pre-started process)
 
 # isort: split
-from lsadyn.paper.io import load_table, setup_log, write_npz
+from lsadyn_workflow.io import load_table, setup_log, write_npz
 from lsadyn.paper.study import representative_trajectories
 
 sm = snakemake  # noqa: F821 (injected by Snakemake)
