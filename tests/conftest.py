@@ -54,8 +54,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _this_checkout_first():
     """Every process of the session (xdist workers, fork servers, commands, jobs of test builds) imports lsadyn and
-    lsadyn_workflow from this checkout's src and workflow/lib (the editable install may point at another checkout), draws with Agg, and they all have
-    one environment, so the commands of every test file share one fork server (tests/forkserver.py)."""
+    lsadyn_workflow from this checkout's src and workflow/lib (the editable install may point at another
+    checkout), draws with Agg, and they all have one environment, so the commands of every test file share one
+    fork server (tests/forkserver.py)."""
     first = [str(ROOT / "src"), str(ROOT / "workflow/lib")]  # lsadyn and lsadyn_workflow
     path = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p not in first]
     os.environ["PYTHONPATH"] = os.pathsep.join([*first, *path])

@@ -4,7 +4,7 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 
 # isort: split
 from lsadyn_workflow.io import setup_log, write_csv
-from lsadyn.paper.job_params import param_frame
+from lsadyn_workflow.job_params import param_frame
 from lsadyn_workflow.jobs import blas_threads, limit_threads
 from lsadyn.paper.robustness import run_chunk
 
