@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import child_pids, pid_alive
-
-from lsadyn import budget
 from lsadyn_workflow import config as pconfig
 from lsadyn_workflow.io import ResultFileError, load_arrays, load_table, write_csv, write_npz
+
+from lsadyn import budget
 
 pytestmark = pytest.mark.faults
 
