@@ -22,7 +22,7 @@ print(before, limit_threads({threads}), blas_threads())
 @pytest.mark.parametrize("threads", [1, 2])
 def test_limit_threads_overrides_a_larger_environment(threads):
     env = dict(os.environ, OPENBLAS_NUM_THREADS="4", OMP_NUM_THREADS="4", MKL_NUM_THREADS="4",
-               PYTHONPATH=str(ROOT / "src"))
+               PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "workflow/lib")]))
     r = subprocess.run([sys.executable, "-c", PROBE.format(threads=threads)], env=env, capture_output=True,
                        text=True, check=True)
     before, limited, after = map(int, r.stdout.split())
