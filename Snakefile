@@ -5,14 +5,15 @@ import sys
 
 from snakemake.utils import min_version, validate
 
-# This checkout's lsadyn, for the Snakefile and (through PYTHONPATH) for every job, whichever copy pip installed:
-# Snakemake decides what to rerun from src/lsadyn here, so the code that runs must be the same.
-_SRC = os.path.join(workflow.basedir, "src")
-sys.path.insert(0, _SRC)
+# This checkout's lsadyn (src/) and lsadyn_workflow (workflow/lib/), for the Snakefile and (through PYTHONPATH) for
+# every job, whichever copy pip installed: Snakemake decides what to rerun from these sources, so the code that runs
+# must be the same.
+_SRC = [os.path.join(workflow.basedir, "src"), os.path.join(workflow.basedir, "workflow", "lib")]
+sys.path[:0] = _SRC
 _PATH = os.environ.get("PYTHONPATH")
-os.environ.update(PYTHONPATH=_SRC + (os.pathsep + _PATH if _PATH else ""))
+os.environ.update(PYTHONPATH=os.pathsep.join(_SRC + ([_PATH] if _PATH else [])))
 
-from lsadyn.paper.config import check_config, load_config_file
+from lsadyn_workflow.config import check_config, load_config_file
 from lsadyn.paper.findings import build_summary
 from lsadyn.paper.interrupts import finish as finish_interrupted
 from lsadyn.paper.interrupts import install as install_interrupt_handlers

@@ -53,15 +53,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _this_checkout_first():
-    """Every process of the session (xdist workers, fork servers, commands, jobs of test builds) imports lsadyn from
-    this checkout's src (the editable install may point at another checkout), draws with Agg, and they all have
-    one environment, so the commands of every test file share one fork server (tests/forkserver.py)."""
-    src = str(ROOT / "src")
-    path = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != src]
-    os.environ["PYTHONPATH"] = os.pathsep.join([src, *path])
+    """Every process of the session (xdist workers, fork servers, commands, jobs of test builds) imports lsadyn and
+    lsadyn_workflow from this checkout's src and workflow/lib (the editable install may point at another
+    checkout), draws with Agg, and they all have one environment, so the commands of every test file share one
+    fork server (tests/forkserver.py)."""
+    first = [str(ROOT / "src"), str(ROOT / "workflow/lib")]  # lsadyn and lsadyn_workflow
+    path = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p not in first]
+    os.environ["PYTHONPATH"] = os.pathsep.join([*first, *path])
     os.environ["MPLBACKEND"] = "Agg"
-    if src not in sys.path[:1]:
-        sys.path.insert(0, src)
+    if sys.path[: len(first)] != first:
+        sys.path[:0] = first
     # threadpoolctl sets KMP_DUPLICATE_LIB_OK=True in os.environ when first imported (lazily, by lsadyn code that a
     # test calls in process): imported now, before any worker or command starts, the environment stays the same all
     # session; otherwise every worker started a second fork server (~2 s of imports) at its first command after it

@@ -32,7 +32,7 @@ import time
 #: the CLI
 PRELOAD = ["snakemake.cli", "snakemake.utils", "snakemake.api", "snakemake.workflow", "snakemake.dag",
            "snakemake.profiles", "snakemake.report.html_reporter", "snakemake.storage", "smart_open", "reretry",
-           "graphlib", "tabulate", "lsadyn.paper.config", "lsadyn.paper.findings", "lsadyn.paper.interrupts",
+           "graphlib", "tabulate", "lsadyn_workflow.config", "lsadyn.paper.findings", "lsadyn.paper.interrupts",
            "lsadyn.paper.jobrunner", "lsadyn.paper.persistence", "lsadyn.cli", "lsadyn.api"]
 
 SERVER = r"""

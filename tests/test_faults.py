@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import child_pids, pid_alive
+from lsadyn_workflow import config as pconfig
+from lsadyn_workflow.io import ResultFileError, load_arrays, load_table, write_csv, write_npz
 
 from lsadyn import budget
-from lsadyn.paper import config as pconfig
-from lsadyn.paper.io import ResultFileError, load_arrays, load_table, write_csv, write_npz
 
 pytestmark = pytest.mark.faults
 
@@ -320,7 +320,7 @@ def test_figure_notebook_without_setup_log_also_fails_with_one_line(tmp_path):
     script.write_text(textwrap.dedent(f"""
         import types
         snakemake = types.SimpleNamespace(log=[{str(log)!r}], input=types.SimpleNamespace(sim={str(bad)!r}))
-        from lsadyn.paper.io import load_table
+        from lsadyn_workflow.io import load_table
         sim = load_table(snakemake.input.sim, "sim")
         print("not reached")
     """))
@@ -334,7 +334,7 @@ def test_figure_notebook_without_setup_log_also_fails_with_one_line(tmp_path):
 def test_job_log_heartbeat(tmp_path, monkeypatch):
     import logging
 
-    from lsadyn.paper import io
+    from lsadyn_workflow import io
 
     monkeypatch.setattr(io, "HEARTBEAT_SECONDS", 0.2)
     log = logging.getLogger("lsadyn.test_heartbeat")
@@ -641,7 +641,7 @@ def test_snakemake_config_errors_before_any_job(repo, tmp_path):
 def test_config_checker_command_line(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("case4:\n  orbit_v11: 3.0\n")
-    r = forkserver.run("lsadyn.paper.config", str(bad), cwd=ROOT, env=ENV)
+    r = forkserver.run("lsadyn_workflow.config", str(bad), cwd=ROOT, env=ENV)
     assert r.returncode == 1 and "config key case4.orbit_v11" in one_line(r.stderr)
 
 
@@ -788,7 +788,7 @@ TINY = textwrap.dedent("""
 JOB = textwrap.dedent("""
     import os, time
     from pathlib import Path
-    from lsadyn.paper.io import setup_log, write_csv
+    from lsadyn_workflow.io import setup_log, write_csv
     log = setup_log(snakemake.log[0])
     end = time.monotonic() + float(os.environ.get("SLEEP", "3"))
     while time.monotonic() < end and not Path("release").exists():
@@ -895,7 +895,7 @@ def test_pipeline_snakefile_installs_the_interrupt_hooks():
     (b"\xff\xfe", "not a readable JSON file"),
 ])
 def test_corrupted_json_record_is_one_line_naming_the_file(tmp_path, content, expect):
-    from lsadyn.paper.io import load_json_record
+    from lsadyn_workflow.io import load_json_record
 
     path = tmp_path / "stages.json"
     if isinstance(content, bytes):

@@ -125,7 +125,7 @@ def test_a_job_with_another_python_or_module_path_runs_in_its_own_process(tmp_pa
 @pytest.mark.parametrize("body, code, err", [
     ("import sys\nsys.exit(3)\n", 3, None),
     ("raise RuntimeError('boom')\n", 1, r"Traceback \(most recent call last\):\n  File \".*job.py\", line \d+"),
-    ("from lsadyn.paper.io import setup_log\nsetup_log('job.log')\nraise ValueError('bad key x')\n", 1,
+    ("from lsadyn_workflow.io import setup_log\nsetup_log('job.log')\nraise ValueError('bad key x')\n", 1,
      r"^lsadyn: error: bad key x\n$"),
     ("import sys\nsys.exit('a message')\n", 1, r"^a message\n$"),
 ])
@@ -153,7 +153,7 @@ def _wait(cond, timeout=20):
 SLOW_JOB = PREAMBLE + textwrap.dedent("""
     import os, time
     import pandas as pd
-    from lsadyn.paper.io import setup_log, write_csv
+    from lsadyn_workflow.io import setup_log, write_csv
     log = setup_log("job.log")
     open("child.pid", "w").write(str(os.getpid()))
     time.sleep(60)
@@ -370,7 +370,7 @@ TINY_JOB = textwrap.dedent("""
     import lsadyn.paper.handoff
     import os, time
     from lsadyn.paper import jobrunner
-    from lsadyn.paper.io import setup_log
+    from lsadyn_workflow.io import setup_log
     log = setup_log(snakemake.log[0])
     time.sleep(0.5 + (2.0 if snakemake.wildcards.i == "0" else 0))
     if snakemake.wildcards.i == os.environ.get("FAIL"):
@@ -521,7 +521,7 @@ INTERRUPTIBLE_JOB = textwrap.dedent("""
     import lsadyn.paper.handoff
     import os, time
     from lsadyn.paper import jobrunner
-    from lsadyn.paper.io import setup_log
+    from lsadyn_workflow.io import setup_log
     log = setup_log(snakemake.log[0])
     if jobrunner._STATE["in_child"]:  # handed off: wait for the interrupt
         with open(f"handed_{snakemake.wildcards.i}", "w") as fh:

@@ -23,16 +23,16 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 # isort: split
 import matplotlib.pyplot as plt
 import numpy as np
+from lsadyn_workflow.io import load_table
 
-from lsadyn.paper.io import load_table
 from lsadyn.paper.plotting import COLUMN_WIDTH, panel_letter, regime_scatter, save_figure, style
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    SIM, FIT, PDF, PNG, DPI = sm.input.sim, sm.input.fit, sm.output.pdf, sm.output.png, sm.params.dpi
-except NameError:  # opened in Jupyter: read the default build
-    SIM, FIT = "results/sim/bifurcation.csv", "results/tables/bifurcation_fit.csv"
-    PDF, PNG, DPI = "paper_figures/fig_bifurcation.pdf", "paper_figures/fig_bifurcation.png", 200
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_bifurcation")
+sm = snakemake
+SIM, FIT, PDF, PNG, DPI = sm.input.sim, sm.input.fit, sm.output.pdf, sm.output.png, sm.params.dpi
 
 style()
 sim = load_table(SIM, "sim")

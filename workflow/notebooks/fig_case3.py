@@ -22,17 +22,24 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 # isort: split
 import matplotlib.pyplot as plt
 import numpy as np
+from lsadyn_workflow.io import load_arrays, load_table
 
-from lsadyn.paper.io import load_arrays, load_table
-from lsadyn.paper.plotting import (COLUMN_WIDTH, REGIME_STYLE, panel_letter, regime_scatter, save_figure, style,
-                                   token_panel)
+from lsadyn.paper.plotting import (
+    COLUMN_WIDTH,
+    REGIME_STYLE,
+    panel_letter,
+    regime_scatter,
+    save_figure,
+    style,
+    token_panel,
+)
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    SIM, TRAJ, PDF, PNG, DPI = sm.input.sim, sm.input.traj, sm.output.pdf, sm.output.png, sm.params.dpi
-except NameError:  # opened in Jupyter: read the default build
-    SIM, TRAJ = "results/sim/case3.csv", "results/sim/case3_traj.npz"
-    PDF, PNG, DPI = "paper_figures/fig_case3.pdf", "paper_figures/fig_case3.png", 200
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_case3")
+sm = snakemake
+SIM, TRAJ, PDF, PNG, DPI = sm.input.sim, sm.input.traj, sm.output.pdf, sm.output.png, sm.params.dpi
 
 style()
 sim = load_table(SIM, "sim")

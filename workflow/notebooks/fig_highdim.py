@@ -27,22 +27,28 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 # isort: split
 import matplotlib.pyplot as plt
 import numpy as np
-
-from lsadyn.paper.io import load_arrays, load_table
+from lsadyn_workflow.io import load_arrays, load_table
 from matplotlib.lines import Line2D
 
-from lsadyn.paper.plotting import (COLUMN_WIDTH, LINESTYLES, OKABE_ITO, REGIME_STYLE, edge_peaks, identical_groups,
-                                   panel_letter, save_figure, style)
+from lsadyn.paper.plotting import (
+    COLUMN_WIDTH,
+    LINESTYLES,
+    OKABE_ITO,
+    REGIME_STYLE,
+    edge_peaks,
+    identical_groups,
+    panel_letter,
+    save_figure,
+    style,
+)
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    ARRAYS, TABLE, SCEN = list(sm.input.arrays), sm.input.table, list(sm.params.scenarios)
-    PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
-except NameError:  # opened in Jupyter: read the default build
-    TABLE = "results/tables/highdim.csv"
-    SCEN = sorted(load_table(TABLE, "highdim_run").scenario.unique())
-    ARRAYS = [f"results/highdim/{s}.npz" for s in SCEN]
-    PDF, PNG, DPI = "paper_figures/fig_highdim.pdf", "paper_figures/fig_highdim.png", 200
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_highdim")
+sm = snakemake
+ARRAYS, TABLE, SCEN = list(sm.input.arrays), sm.input.table, list(sm.params.scenarios)
+PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
 
 style()
 table = load_table(TABLE, "highdim_run")

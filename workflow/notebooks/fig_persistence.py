@@ -30,21 +30,21 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 # isort: split
 import matplotlib.pyplot as plt
 import numpy as np
+from lsadyn_workflow.io import load_table
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
-from lsadyn.paper.io import load_table
 from lsadyn.paper.persistence import RATE_TOL, kept_undetermined, period_comparison, settled_mask
 from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, panel_letter, save_figure, style
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    TABLE = sm.input.table
-    PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
-except NameError:  # opened in Jupyter: read the default build
-    TABLE = "results/tables/persistence.csv"
-    PDF, PNG, DPI = "paper_figures/fig_persistence.pdf", "paper_figures/fig_persistence.png", 200
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_persistence")
+sm = snakemake
+TABLE = sm.input.table
+PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
 
 style()
 table = load_table(TABLE, "persistence_run")

@@ -31,19 +31,19 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 # isort: split
 import matplotlib.pyplot as plt
 import numpy as np
+from lsadyn_workflow.io import load_table
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
 
-from lsadyn.paper.io import load_table
 from lsadyn.paper.plotting import OKABE_ITO, REGIME_STYLE, save_figure, style
 from lsadyn.paper.robustness_summary import kept_fractions, thresholds, with_reference
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    TABLE, PDF, PNG, DPI = sm.input.table, sm.output.pdf, sm.output.png, sm.params.dpi
-except NameError:  # opened in Jupyter: read the default build
-    TABLE = "results/tables/robustness.csv"
-    PDF, PNG, DPI = "paper_figures/fig_robustness.pdf", "paper_figures/fig_robustness.png", 200
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_robustness")
+sm = snakemake
+TABLE, PDF, PNG, DPI = sm.input.table, sm.output.pdf, sm.output.png, sm.params.dpi
 
 style()
 table = load_table(TABLE, "robustness_run")

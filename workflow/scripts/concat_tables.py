@@ -4,10 +4,13 @@ import lsadyn.paper.handoff  # noqa: F401 (local builds: the job goes on in a pr
 
 # isort: split
 import pandas as pd
+from lsadyn_workflow.io import load_table, setup_log, write_csv
 
-from lsadyn.paper.io import load_table, setup_log, write_csv
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+    snakemake = mock_snakemake("highdim_table")
+sm = snakemake
 log = setup_log(sm.log[0])
 table = pd.concat([load_table(p, sm.params.kind, rows=sm.params.rows) for p in sm.input.tables], ignore_index=True)
 log.info("%d runs", len(table))

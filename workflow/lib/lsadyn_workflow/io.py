@@ -335,7 +335,7 @@ TABLES = {
 
 
 def _labels():
-    from ..regimes import LABELS
+    from lsadyn.regimes import LABELS
 
     return set(LABELS)
 
