@@ -1,5 +1,6 @@
 # lsadyn: rebuild every result of the paper with `snakemake --cores N`.
 # Wiring only: the science lives in src/lsadyn, the glue in workflow/scripts.
+import os
 import sys
 from importlib.util import find_spec
 from pathlib import Path
@@ -8,16 +9,19 @@ from snakemake.utils import min_version, validate
 
 min_version("9.0")
 
-# Snakemake decides what to rerun from this checkout's src/lsadyn, so the jobs must import that one
-_SPEC, _SRC = find_spec("lsadyn"), Path(workflow.basedir, "src")
-_FOUND = Path(_SPEC.origin).parent if _SPEC else None
-if _FOUND is None or _FOUND.resolve() != (_SRC / "lsadyn").resolve():
-    sys.exit(
-        f"lsadyn: this build would import lsadyn from {_FOUND}, not this checkout's src/; "
-        f"run `python -m pip install -e {workflow.basedir}` (or set PYTHONPATH={_SRC})"
-    )
+# Snakemake decides what to rerun from this checkout's src/lsadyn and workflow/lib/lsadyn_workflow, so the jobs must
+# import those
+for _name, _dir in (("lsadyn", Path(workflow.basedir, "src")), ("lsadyn_workflow", Path(workflow.basedir, "workflow/lib"))):
+    _SPEC = find_spec(_name)
+    _FOUND = Path(_SPEC.origin).parent if _SPEC else None
+    if _FOUND is None or _FOUND.resolve() != (_dir / _name).resolve():
+        sys.exit(
+            f"lsadyn: this build would import {_name} from {_FOUND}, not this checkout's {_dir.name}/; "
+            f"run `python -m pip install -e {workflow.basedir}` (or set PYTHONPATH={Path(workflow.basedir, 'src')}"
+            f"{os.pathsep}{Path(workflow.basedir, 'workflow/lib')})"
+        )
 
-from lsadyn.paper.config import check_config, load_config_file  # noqa: E402
+from lsadyn_workflow.config import check_config, load_config_file  # noqa: E402
 from lsadyn.paper.findings import build_summary, error_summary  # noqa: E402
 from lsadyn.paper import provenance  # noqa: E402
 

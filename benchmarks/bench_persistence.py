@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from lsadyn.batch import BatchField, run_time_scale  # noqa: E402
 from lsadyn.sampling import uniform_sphere  # noqa: E402
 from lsadyn.solvers.rk4 import rk4_stack_step  # noqa: E402
-from lsadyn.paper.config import merge  # noqa: E402
+from lsadyn_workflow.config import merge  # noqa: E402
 from lsadyn.paper.highdim import embed_scenario  # noqa: E402
 from lsadyn.paper.persistence import chunk_ids, run_plan, scenario_set  # noqa: E402
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from lsadyn.paper.known_cases import load_known_cases, run_known_cases, token_verdict
-from lsadyn.paper.io import write_csv
+from lsadyn_workflow.io import write_csv
 
 HERE = Path(__file__).resolve().parent
 

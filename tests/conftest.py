@@ -53,14 +53,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _this_checkout_first():
-    """Every process of the session (xdist workers, commands, jobs of test builds) imports lsadyn from this
-    checkout's src (the editable install may point at another checkout) and draws with Agg."""
-    src = str(ROOT / "src")
-    path = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != src]
-    os.environ["PYTHONPATH"] = os.pathsep.join([src, *path])
+    """Every process of the session (xdist workers, commands, jobs of test builds) imports lsadyn and lsadyn_workflow
+    from this checkout's src and workflow/lib (the editable install may point at another checkout) and draws with
+    Agg."""
+    first = [str(ROOT / "src"), str(ROOT / "workflow/lib")]  # lsadyn and lsadyn_workflow
+    path = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p not in first]
+    os.environ["PYTHONPATH"] = os.pathsep.join([*first, *path])
     os.environ["MPLBACKEND"] = "Agg"
-    if src not in sys.path[:1]:
-        sys.path.insert(0, src)
+    if sys.path[: len(first)] != first:
+        sys.path[:0] = first
 
 
 def pytest_configure(config):
@@ -170,12 +171,14 @@ def pid_alive(pid: int) -> bool:
 
 def checkout_env(cwd, env=None) -> dict:
     """``env`` (default: this process's) for a command in ``cwd``: when ``cwd`` is a checkout (a copy of the repository),
-    its own src first on PYTHONPATH, as the Snakefile requires (it stops when lsadyn comes from another copy)."""
+    its own src and workflow/lib first on PYTHONPATH, as the Snakefile requires (it stops when lsadyn or
+    lsadyn_workflow comes from another copy)."""
     env = dict(os.environ if env is None else env)
-    src = Path(cwd) / "src"
+    src, lib = Path(cwd) / "src", Path(cwd) / "workflow/lib"
     if (src / "lsadyn").is_dir():
-        path = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(ROOT / "src")]
-        env["PYTHONPATH"] = os.pathsep.join([str(src), *path])
+        mine = {str(ROOT / "src"), str(ROOT / "workflow/lib")}
+        path = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p not in mine]
+        env["PYTHONPATH"] = os.pathsep.join([str(src), str(lib), *path])
     return env
 
 

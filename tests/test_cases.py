@@ -11,9 +11,9 @@ from lsadyn.paper.cases import (
     grid_case4,
     matches,
     matrices,
+    saddle_node_period,
     sample_case1,
     sample_case2,
-    saddle_node_period,
 )
 
 

@@ -5,8 +5,14 @@ import pandas as pd
 import pytest
 
 from lsadyn.paper.cases import case1_oa_prediction
-from lsadyn.paper.claims import COLUMNS, claims_highdim, claims_stability, claims_table, slope_with_interval
-from lsadyn.paper.claims import _prediction_rows
+from lsadyn.paper.claims import (
+    COLUMNS,
+    _prediction_rows,
+    claims_highdim,
+    claims_stability,
+    claims_table,
+    slope_with_interval,
+)
 
 
 def _frame(labels_ws, amps):

@@ -4,7 +4,14 @@
 import numpy as np
 import pytest
 
-from lsadyn import particles_regime_batch, predict_regime, predict_regime_batch, simulate_regime, ws_regime, ws_regime_batch
+from lsadyn import (
+    particles_regime_batch,
+    predict_regime,
+    predict_regime_batch,
+    simulate_regime,
+    ws_regime,
+    ws_regime_batch,
+)
 from lsadyn.api import time_scale
 from lsadyn.regimes.decision import horizon_factors
 from lsadyn.regimes.classify import RegimeTolerances, algebraic_cluster_fit, classify_r2_trajectory

@@ -22,10 +22,10 @@ import pandas as pd
 import pytest
 from conftest import child_pids, pid_alive
 from conftest import smk as conftest_smk
+from lsadyn_workflow import config as pconfig
+from lsadyn_workflow.io import ResultFileError, load_arrays, load_table, write_csv, write_npz
 
 from lsadyn import budget
-from lsadyn.paper import config as pconfig
-from lsadyn.paper.io import ResultFileError, load_arrays, load_table, write_csv, write_npz
 
 pytestmark = pytest.mark.faults
 
@@ -320,7 +320,7 @@ def test_figure_notebook_without_setup_log_also_fails_with_one_line(tmp_path):
     script.write_text(textwrap.dedent(f"""
         import types
         snakemake = types.SimpleNamespace(log=[{str(log)!r}], input=types.SimpleNamespace(sim={str(bad)!r}))
-        from lsadyn.paper.io import load_table
+        from lsadyn_workflow.io import load_table
         sim = load_table(snakemake.input.sim, "sim")
         print("not reached")
     """))
@@ -334,7 +334,7 @@ def test_figure_notebook_without_setup_log_also_fails_with_one_line(tmp_path):
 def test_job_log_heartbeat(tmp_path, monkeypatch):
     import logging
 
-    from lsadyn.paper import io
+    from lsadyn_workflow import io
 
     monkeypatch.setattr(io, "HEARTBEAT_SECONDS", 0.2)
     log = logging.getLogger("lsadyn.test_heartbeat")
@@ -637,7 +637,7 @@ def test_snakemake_config_errors_before_any_job(repo, tmp_path):
 def test_config_checker_command_line(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("case4:\n  orbit_v11: 3.0\n")
-    r = subprocess.run([sys.executable, "-m", "lsadyn.paper.config", str(bad)], cwd=ROOT, env=ENV,
+    r = subprocess.run([sys.executable, "-m", "lsadyn_workflow.config", str(bad)], cwd=ROOT, env=ENV,
                        capture_output=True, text=True, check=False)
     assert r.returncode == 1 and "config key case4.orbit_v11" in one_line(r.stderr)
 
@@ -738,7 +738,7 @@ TINY = textwrap.dedent("""
 JOB = textwrap.dedent("""
     import os, time
     from pathlib import Path
-    from lsadyn.paper.io import setup_log, write_csv
+    from lsadyn_workflow.io import setup_log, write_csv
     log = setup_log(snakemake.log[0])
     end = time.monotonic() + float(os.environ.get("SLEEP", "3"))
     while time.monotonic() < end and not Path("release").exists():
@@ -798,7 +798,7 @@ def test_sigterm_drains_running_jobs_and_the_same_command_resumes(tiny):
 
 
 # Ctrl-C on a terminal (SIGINT to the process group): the jobs stop at once with one line in their logs
-# (lsadyn.paper.io.setup_log), Snakemake removes their outputs and exits non-zero.
+# (lsadyn_workflow.io.setup_log), Snakemake removes their outputs and exits non-zero.
 def test_sigint_to_the_group_stops_jobs_at_once(tiny):
     p, _ = _start(tiny, 60, new_session=True)
     t0 = time.monotonic()
@@ -831,7 +831,7 @@ def test_sigkill_of_snakemake_leaves_no_orphaned_jobs(tiny):
     (b"\xff\xfe", "not a readable JSON file"),
 ])
 def test_corrupted_json_record_is_one_line_naming_the_file(tmp_path, content, expect):
-    from lsadyn.paper.io import load_json_record
+    from lsadyn_workflow.io import load_json_record
 
     path = tmp_path / "stages.json"
     if isinstance(content, bytes):
@@ -897,7 +897,7 @@ def test_nan_in_a_decided_runs_value_is_one_line_naming_file_column_and_row(tmp_
 
 
 def test_nan_in_a_json_record_is_one_line(tmp_path):
-    from lsadyn.paper.io import load_json_record
+    from lsadyn_workflow.io import load_json_record
 
     path = tmp_path / "stages.json"
     path.write_text('{"part": "stages", "seconds": NaN}')
@@ -989,7 +989,7 @@ def test_full_disk_is_one_line_naming_the_file_and_leaves_nothing(tmp_path, monk
     import matplotlib.pyplot as plt
     from PIL import Image
 
-    from lsadyn.paper.io import OutputWriteError
+    from lsadyn_workflow.io import OutputWriteError
 
     out = tmp_path / "out"
     if what == "csv":
@@ -1000,12 +1000,13 @@ def test_full_disk_is_one_line_naming_the_file_and_leaves_nothing(tmp_path, monk
         target, write = out / "a.npz", lambda: write_npz(out / "a.npz", x=np.zeros(3))
     elif what == "figure":
         from lsadyn.paper.plotting import save_figure
+        from lsadyn_workflow.io import atomic_path
 
         monkeypatch.setattr(matplotlib.figure.Figure, "savefig", _half_then_enospc("fig"))
         fig, _ = plt.subplots()
-        target, write = out / "f.png", lambda: save_figure(fig, out / "f.pdf", out / "f.png", 50)
+        target, write = out / "f.png", lambda: save_figure(fig, out / "f.pdf", out / "f.png", 50, atomic=atomic_path)
     else:
-        from lsadyn.paper.io import atomic_path
+        from lsadyn_workflow.io import atomic_path
         from lsadyn.paper.movie_frames import BlittedPillowWriter
 
         monkeypatch.setattr(Image.Image, "save", _half_then_enospc("gif"))
@@ -1032,7 +1033,7 @@ def test_a_job_on_a_full_disk_ends_with_one_line(tmp_path):
     script = tmp_path / "job.py"
     script.write_text(textwrap.dedent(f"""
         import numpy as np
-        from lsadyn.paper.io import setup_log, write_npz
+        from lsadyn_workflow.io import setup_log, write_npz
         setup_log({str(tmp_path / 'job.log')!r})
         def full(*a, **k):
             raise OSError(28, "No space left on device")

@@ -6,8 +6,15 @@ import os
 import pandas as pd
 import pytest
 
-from lsadyn.paper.findings import (all_key_numbers, build_summary, claims_html_table, findings_html,
-                                   findings_markdown, normalise_claims, tally)
+from lsadyn.paper.findings import (
+    all_key_numbers,
+    build_summary,
+    claims_html_table,
+    findings_html,
+    findings_markdown,
+    normalise_claims,
+    tally,
+)
 
 SETTINGS = dict(seed=7, beta=1.0, n_tokens=200, horizon=200.0, highdim_d=20, highdim_n=64, stability_n=400,
                 eps_small=0.05)

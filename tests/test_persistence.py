@@ -182,12 +182,12 @@ def test_chunk_jobs_carry_each_chunk_its_runs_so_an_edit_reruns_only_the_chunks_
     """Rule persistence_chunk's params are its chunk's entry of chunk_jobs: the chunk's runs (those of chunk_of)
     and only what they read, as plain values. A β sweep horizon changes the β chunks' entries only; a setting no
     run reads (the highdim study's own settle horizon of a scenario) changes none."""
-    from lsadyn.paper.job_params import param_frame
+    from lsadyn_workflow.job_params import chunk_params, param_frame
 
     cfg = _cfg(beta_sweep={"d": 3, "beta": [0.5, 1.0], "seeds": 1, "scenarios": ["rotation"], "models": ["lsa"],
                            "settle_horizon": []})
     sc = P.scenario_set(SCENARIOS_HD, BIF, SADDLE)
-    jobs = P.chunk_jobs(cfg, sc, 7)
+    jobs = [chunk_params(c) for c in P.chunk_jobs(cfg, sc, 7)]
     assert len(jobs) == P.n_chunks(cfg, sc, 7)
     for k, job in enumerate(jobs):
         pd.testing.assert_frame_equal(param_frame(job["runs"]), P.chunk_of(cfg, sc, 7, k), check_exact=True)
@@ -196,14 +196,15 @@ def test_chunk_jobs_carry_each_chunk_its_runs_so_an_edit_reruns_only_the_chunks_
         assert all(set(v) <= set(P.RUN_SCENARIO_KEYS) for v in job["scenarios"].values())
         assert repr(job) == repr(eval(repr(job)))  # plain Python values only (no numpy scalars)
     longer = dict(cfg, beta_sweep=dict(cfg["beta_sweep"], settle_horizon=[{"scenario": "rotation", "horizon": 80.0}]))
-    changed = [k for k, (a, b) in enumerate(zip(jobs, P.chunk_jobs(longer, sc, 7))) if a != b]
+    longer_jobs = [chunk_params(c) for c in P.chunk_jobs(longer, sc, 7)]
+    changed = [k for k, (a, b) in enumerate(zip(jobs, longer_jobs)) if a != b]
     with_beta = [k for k, job in enumerate(jobs) if "beta" in set(param_frame(job["runs"]).study)]
     assert changed == with_beta and len(changed) < len(jobs)
     sc2 = {k: dict(v) for k, v in sc.items()}
     sc2["rotation"]["settle_horizon"] = {"lsa": 400.0}  # read by the highdim stage only
-    assert P.chunk_jobs(cfg, sc2, 7) == jobs
+    assert [chunk_params(c) for c in P.chunk_jobs(cfg, sc2, 7)] == jobs
     sc2["rotation"]["V"] = [[1.0, -1.5], [1.5, 1.0]]
-    changed = [k for k, (a, b) in enumerate(zip(jobs, P.chunk_jobs(cfg, sc2, 7))) if a != b]
+    changed = [k for k, (a, b) in enumerate(zip(jobs, [chunk_params(c) for c in P.chunk_jobs(cfg, sc2, 7)])) if a != b]
     holds = [k for k, job in enumerate(jobs) if "rotation" in job["scenarios"]]
     assert changed == holds and len(changed) < len(jobs)
 
@@ -377,7 +378,7 @@ NOT_NUMERIC = "column r_change_last_quarter is not numeric"
                                               ("r_change_last_quarter", "oops", NOT_NUMERIC),
                                               ("r_change_last_quarter", "", "column r_change_last_quarter has NaN")])
 def test_a_corrupted_settled_column_is_a_one_line_error_naming_file_and_column(tmp_path, col, bad, expect):
-    from lsadyn.paper.io import ResultFileError, load_table, write_csv
+    from lsadyn_workflow.io import ResultFileError, load_table, write_csv
 
     cfg = _cfg(dimension={"d": [2], "seeds": 1, "scenarios": ["identity"]}, models=["lsa"],
                random_weights={"d": [2], "seeds": 1, "horizon": 40.0},

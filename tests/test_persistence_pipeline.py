@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 import yaml
+from lsadyn_workflow.config import merge
 
-from lsadyn.paper.config import merge
 from lsadyn.paper.persistence import n_chunks, run_plan, scenario_set
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -235,13 +235,13 @@ def test_chunk_jobs_carry_each_chunk_its_runs_so_an_edit_reruns_only_the_chunks_
     """Rule robustness_chunk's params are its chunk's entry of chunk_jobs: the runs of chunk_of, the settings every
     run reads, and only the scenarios its runs use; editing one scenario changes the entries of the chunks that hold
     its batches only."""
-    from lsadyn.paper.job_params import param_frame
+    from lsadyn_workflow.job_params import chunk_params, param_frame
 
     grids = [dict(d=2, n_tokens=12, deltas=[0.01, 0.3], n_seeds=2, bits=[3])]
     run = dict(scenarios=list(SCEN), models=["lsa", "usa"], grids=grids, batch_runs=3, beta=1.0, horizon=10.0,
                n_samples=60, budget_factor=1, rtol=1e-7, atol=1e-9, chunks=8)
     plan = rb.run_plan(run["scenarios"], run["models"], grids, batch_runs=3)
-    jobs = rb.chunk_jobs(run, SCEN, 8)
+    jobs = [chunk_params(c) for c in rb.chunk_jobs(run, SCEN, 8)]
     for k, job in enumerate(jobs):
         pd.testing.assert_frame_equal(param_frame(job["runs"]), rb.chunk_of(plan, k, 8).reset_index(drop=True),
                                       check_exact=True)
@@ -249,7 +249,8 @@ def test_chunk_jobs_carry_each_chunk_its_runs_so_an_edit_reruns_only_the_chunks_
         assert {k: job[k] for k in rb.RUN_SETTINGS} == {k: run[k] for k in rb.RUN_SETTINGS}
     name = next(iter(SCEN))
     edited = dict(SCEN, **{name: dict(SCEN[name], V=[[2.0, 0.0], [0.0, 1.0]])})
-    changed = [k for k, (a, b) in enumerate(zip(jobs, rb.chunk_jobs(run, edited, 8))) if a != b]
+    edited_jobs = [chunk_params(c) for c in rb.chunk_jobs(run, edited, 8)]
+    changed = [k for k, (a, b) in enumerate(zip(jobs, edited_jobs)) if a != b]
     assert changed == [k for k, job in enumerate(jobs) if name in job["scenarios"]] and len(changed) < 8
 
 
@@ -320,13 +321,13 @@ def test_time_scale_used_for_the_min_rate_is_the_api_one():
 
 
 def _config():
-    from lsadyn.paper.config import load_config_file
+    from lsadyn_workflow.config import load_config_file
 
     return load_config_file("workflow/config/config.yaml")
 
 
 def test_config_names_an_unknown_robustness_scenario_and_a_repeated_dimension():
-    from lsadyn.paper.config import check_config
+    from lsadyn_workflow.config import check_config
 
     cfg = _config()
     cfg["robustness"]["scenarios"] = ["identity", "nope"]

@@ -77,3 +77,21 @@ def test_imported_modules_resolves_absolute_and_relative_imports(tmp_path):
     src.write_text("import lsadyn.a\ndef f():\n    from lsadyn import b, missing\n    from . import c\n"
                    "    from .. import a\nimport numpy\n")
     assert imported_modules(src, root) == {"a", "b", "paper", "paper.c"}  # lsadyn.paper: imported with paper.c
+
+
+def test_lib_inputs_follows_both_packages(tmp_path):
+    """A script's inputs: the lsadyn and lsadyn_workflow modules it reaches, through either package, with each
+    package's __init__; a module of lsadyn_workflow that it does not import is not among them."""
+    from lsadyn_workflow.inputs import SourceTree
+
+    files = {"src/lsadyn/__init__.py": "", "src/lsadyn/a.py": "from . import b\n", "src/lsadyn/b.py": "",
+             "src/lsadyn/unused.py": "",
+             "lib/lsadyn_workflow/__init__.py": "", "lib/lsadyn_workflow/io.py": "from lsadyn import a\n",
+             "lib/lsadyn_workflow/other.py": "", "job.py": "from lsadyn_workflow.io import x\n"}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    tree = SourceTree({"lsadyn": tmp_path / "src/lsadyn", "lsadyn_workflow": tmp_path / "lib/lsadyn_workflow"})
+    got = [str(Path(p).relative_to(tmp_path)) for p in tree.lib_inputs(tmp_path / "job.py")]
+    assert got == ["lib/lsadyn_workflow/__init__.py", "lib/lsadyn_workflow/io.py", "src/lsadyn/__init__.py",
+                   "src/lsadyn/a.py", "src/lsadyn/b.py"]

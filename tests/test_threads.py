@@ -1,5 +1,5 @@
 """One BLAS thread per Snakemake job unless the rule declares more: Snakemake exports the rule's threads
-to the job's environment and the scripts hold to it with threadpoolctl (lsadyn.paper.jobs)."""
+to the job's environment and the scripts hold to it with threadpoolctl (lsadyn_workflow.jobs)."""
 
 import os
 import re
@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = """
 import numpy  # loads OpenBLAS with the pool size of the environment
-from lsadyn.paper.jobs import blas_threads, limit_threads
+from lsadyn_workflow.jobs import blas_threads, limit_threads
 before = blas_threads()
 print(before, limit_threads({threads}), blas_threads())
 """
@@ -22,7 +22,7 @@ print(before, limit_threads({threads}), blas_threads())
 @pytest.mark.parametrize("threads", [1, 2])
 def test_limit_threads_overrides_a_larger_environment(threads):
     env = dict(os.environ, OPENBLAS_NUM_THREADS="4", OMP_NUM_THREADS="4", MKL_NUM_THREADS="4",
-               PYTHONPATH=str(ROOT / "src"))
+               PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "workflow/lib")]))
     r = subprocess.run([sys.executable, "-c", PROBE.format(threads=threads)], env=env, capture_output=True,
                        text=True, check=True)
     before, limited, after = map(int, r.stdout.split())
@@ -31,7 +31,7 @@ def test_limit_threads_overrides_a_larger_environment(threads):
 
 
 def test_limit_threads_rejects_nonsense():
-    from lsadyn.paper.jobs import limit_threads
+    from lsadyn_workflow.jobs import limit_threads
 
     with pytest.raises(ValueError, match="^threads:"):
         limit_threads(0)

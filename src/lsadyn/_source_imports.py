@@ -1,7 +1,7 @@
 """Which lsadyn modules a Python source file imports, read from its syntax tree (nothing is imported).
 
 One reading of import statements for the places that need it: the workflow's ``lib_inputs``
-(workflow/rules/common.smk: the lsadyn sources a job script depends on, as job inputs)
+(:mod:`lsadyn_workflow.inputs`: the lsadyn and lsadyn_workflow sources a job script depends on, as job inputs)
 and :mod:`lsadyn._kernel_cache` (the sources that key the compiled-kernel cache). Both pass the package root they
 mean (the workflow its checkout's ``src/lsadyn``, the cache the imported package), so this module stays free
 of anything heavier than :mod:`ast`.
@@ -42,10 +42,11 @@ def _import_statements(body: list):
             stack.extend(getattr(node, field, None) or ())
 
 
-def imported_modules(path: Path, root: Path) -> set[str]:
-    """lsadyn modules (dotted names below lsadyn) that the file ``path`` imports and that exist under ``root``:
-    ``from lsadyn.x import y``, ``import lsadyn.x``, ``from lsadyn import x``, and relative imports when
-    ``path`` lies inside ``root``. ``from . import x`` adds ``x`` but not the package itself."""
+def imported_modules(path: Path, root: Path, name: str = "lsadyn") -> set[str]:
+    """Modules of the package ``name`` (dotted names below it) that the file ``path`` imports and that exist
+    under its directory ``root``: ``from lsadyn.x import y``, ``import lsadyn.x``, ``from lsadyn import x``, and
+    relative imports when ``path`` lies inside ``root``. ``from . import x`` adds ``x`` but not the package
+    itself. ``name`` gives another top-level package read the same way (the workflow's ``lsadyn_workflow``)."""
     path = Path(path)
     inside = path.is_relative_to(root)
     package = list(path.relative_to(root).parent.parts) if inside else []
@@ -55,13 +56,13 @@ def imported_modules(path: Path, root: Path) -> set[str]:
             mod = node.module or ""
             if node.level and inside:
                 base = ".".join(package[: len(package) - (node.level - 1)] + ([mod] if mod else []))
-            elif mod == "lsadyn" or mod.startswith("lsadyn."):
-                base = mod[len("lsadyn."):] if mod != "lsadyn" else ""
+            elif mod == name or mod.startswith(name + "."):
+                base = mod[len(name) + 1:] if mod != name else ""
             else:
                 continue
             if base:
                 found.add(base)
             found.update(f"{base}.{a.name}".lstrip(".") for a in node.names)
         elif isinstance(node, ast.Import):
-            found.update(a.name[len("lsadyn."):] for a in node.names if a.name.startswith("lsadyn."))
+            found.update(a.name[len(name) + 1:] for a in node.names if a.name.startswith(name + "."))
     return {m for m in found if module_file(root, m) is not None}

@@ -108,7 +108,7 @@ def default_max_bytes() -> float:
 def default_max_seconds() -> float:
     """``LSADYN_MAX_SECONDS`` if set, else :data:`MAX_SECONDS`."""
     env = os.environ.get("LSADYN_MAX_SECONDS")
-    return float(env) if env else MAX_SECONDS  # pipeline jobs set inf (lsadyn.paper.io.setup_log)
+    return float(env) if env else MAX_SECONDS  # pipeline jobs set inf (lsadyn_workflow.io.setup_log)
 
 
 def _eval_seconds(model: str, n: float, d: float) -> float:
@@ -195,7 +195,7 @@ class Progress:
       ``lsadyn`` logger of a pipeline job), at most one per ``interval`` seconds (plus 100 %);
     * ``"silent"``: nothing (tests);
     * ``"auto"``: ``bar`` if stderr is a terminal, ``log`` if the ``lsadyn`` logger
-      or the root logger writes to a file (a pipeline job: :func:`lsadyn.paper.io.setup_log`), else
+      or the root logger writes to a file (a pipeline job: :func:`lsadyn_workflow.io.setup_log`), else
       ``silent`` (tests, scripts).
     """
 
@@ -208,7 +208,7 @@ class Progress:
                 mode = "bar"
             elif any(isinstance(h, logging.FileHandler) and h.baseFilename != os.devnull
                      for h in self.logger.handlers + logging.getLogger().handlers):
-                mode = "log"  # a pipeline job's log file (lsadyn.paper.io.setup_log)
+                mode = "log"  # a pipeline job's log file (lsadyn_workflow.io.setup_log)
             else:
                 mode = "silent"
         if mode not in ("bar", "log", "silent"):

@@ -20,16 +20,16 @@
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from lsadyn_workflow.io import atomic_path, load_table
 
-from lsadyn.paper.io import load_table
 from lsadyn.paper.plotting import COLUMN_WIDTH, panel_letter, regime_scatter, save_figure, style
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    SIM, FIT, PDF, PNG, DPI = sm.input.sim, sm.input.fit, sm.output.pdf, sm.output.png, sm.params.dpi
-except NameError:  # opened in Jupyter: read the default build
-    SIM, FIT = "results/sim/bifurcation.csv", "results/tables/bifurcation_fit.csv"
-    PDF, PNG, DPI = "paper_figures/fig_bifurcation.pdf", "paper_figures/fig_bifurcation.png", 200
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_bifurcation")
+sm = snakemake
+SIM, FIT, PDF, PNG, DPI = sm.input.sim, sm.input.fit, sm.output.pdf, sm.output.png, sm.params.dpi
 
 style()
 sim = load_table(SIM, "sim")
@@ -80,4 +80,4 @@ ax2.set_ylabel("period of $R_2$ (units of $t$)")
 ax2.legend(fontsize=6, loc="lower left", frameon=False)
 panel_letter(ax2, "b", x=-0.1)
 fig.suptitle(r"C5, claim: saddle-node at $\mu_c = s$; on $|R_2| = 1$, $\dot\varphi = 2\beta(\mu - s\sin\varphi)$", fontsize=7)
-save_figure(fig, PDF, PNG, DPI)
+save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

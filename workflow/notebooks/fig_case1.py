@@ -20,18 +20,18 @@
 
 # %%
 import numpy as np
+from lsadyn_workflow.io import atomic_path, load_arrays, load_table
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
-from lsadyn.paper.io import load_arrays, load_table
 from lsadyn.paper.plotting import atlas_with_representatives, legend_above, save_figure, style
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    SIM, TRAJ, PDF, PNG, DPI = sm.input.sim, sm.input.traj, sm.output.pdf, sm.output.png, sm.params.dpi
-except NameError:  # opened in Jupyter: read the default build
-    SIM, TRAJ = "results/sim/case1.csv", "results/sim/case1_traj.npz"
-    PDF, PNG, DPI = "paper_figures/fig_case1.pdf", "paper_figures/fig_case1.png", 200
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_case1")
+sm = snakemake
+SIM, TRAJ, PDF, PNG, DPI = sm.input.sim, sm.input.traj, sm.output.pdf, sm.output.png, sm.params.dpi
 
 style()
 sim = load_table(SIM, "sim")
@@ -79,4 +79,4 @@ if zoom:  # below the figure (one above (a) alone would squeeze it; above the fi
                columnspacing=1.0)
 else:
     legend_above(ax, handles)
-save_figure(fig, PDF, PNG, DPI)
+save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

@@ -18,16 +18,16 @@
 
 # %%
 import numpy as np
+from lsadyn_workflow.io import atomic_path, load_arrays, load_table
 
-from lsadyn.paper.io import load_arrays, load_table
 from lsadyn.paper.plotting import atlas_with_representatives, legend_above, save_figure, style
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    SIM, TRAJ, PDF, PNG, DPI = sm.input.sim, sm.input.traj, sm.output.pdf, sm.output.png, sm.params.dpi
-except NameError:  # opened in Jupyter: read the default build
-    SIM, TRAJ = "results/sim/case2.csv", "results/sim/case2_traj.npz"
-    PDF, PNG, DPI = "paper_figures/fig_case2.pdf", "paper_figures/fig_case2.png", 200
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_case2")
+sm = snakemake
+SIM, TRAJ, PDF, PNG, DPI = sm.input.sim, sm.input.traj, sm.output.pdf, sm.output.png, sm.params.dpi
 
 style()
 sim = load_table(SIM, "sim")
@@ -42,4 +42,4 @@ ax.axhline(0, color="0.4", lw=0.6, ls="--")
 ax.set_xlabel(r"$\lambda_{\min}(V)$")
 ax.set_ylabel(r"$\lambda_{\max}(V)$")
 legend_above(ax)
-save_figure(fig, PDF, PNG, DPI)
+save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

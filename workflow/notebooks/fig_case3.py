@@ -19,17 +19,24 @@
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from lsadyn_workflow.io import atomic_path, load_arrays, load_table
 
-from lsadyn.paper.io import load_arrays, load_table
-from lsadyn.paper.plotting import (COLUMN_WIDTH, REGIME_STYLE, panel_letter, regime_scatter, save_figure, style,
-                                   token_panel)
+from lsadyn.paper.plotting import (
+    COLUMN_WIDTH,
+    REGIME_STYLE,
+    panel_letter,
+    regime_scatter,
+    save_figure,
+    style,
+    token_panel,
+)
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    SIM, TRAJ, PDF, PNG, DPI = sm.input.sim, sm.input.traj, sm.output.pdf, sm.output.png, sm.params.dpi
-except NameError:  # opened in Jupyter: read the default build
-    SIM, TRAJ = "results/sim/case3.csv", "results/sim/case3_traj.npz"
-    PDF, PNG, DPI = "paper_figures/fig_case3.pdf", "paper_figures/fig_case3.png", 200
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_case3")
+sm = snakemake
+SIM, TRAJ, PDF, PNG, DPI = sm.input.sim, sm.input.traj, sm.output.pdf, sm.output.png, sm.params.dpi
 
 style()
 sim = load_table(SIM, "sim")
@@ -93,4 +100,4 @@ if "cluster_rotate" in regimes:
 # letters left of the y labels, lined up: (c)'s two-line label is taller than its panel and reaches above it, and
 # a letter at a fixed axes fraction ran into the label when wider tick labels pushed it left
 fig.align_ylabels()
-save_figure(fig, PDF, PNG, DPI)
+save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

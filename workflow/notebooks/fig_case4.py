@@ -21,18 +21,27 @@
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from lsadyn_workflow.io import atomic_path, load_arrays, load_table
 
-from lsadyn.paper.io import load_arrays, load_table
-from lsadyn.paper.plotting import (COLUMN_WIDTH, REGIME_STYLE, TOKEN_ANGLE_LABEL, legend_above, panel_letter,
-                                   regime_scatter, save_figure, style, token_panel)
+from lsadyn.paper.plotting import (
+    COLUMN_WIDTH,
+    REGIME_STYLE,
+    TOKEN_ANGLE_LABEL,
+    legend_above,
+    panel_letter,
+    regime_scatter,
+    save_figure,
+    style,
+    token_panel,
+)
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    SIM, ORB, TRAJ = sm.input.sim, sm.input.orbits, sm.input.traj
-    PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
-except NameError:  # opened in Jupyter: read the default build
-    SIM, ORB, TRAJ = "results/sim/case4.csv", "results/sim/case4_orbits.npz", "results/sim/case4_traj.npz"
-    PDF, PNG, DPI = "paper_figures/fig_case4.pdf", "paper_figures/fig_case4.png", 200
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_case4")
+sm = snakemake
+SIM, ORB, TRAJ = sm.input.sim, sm.input.orbits, sm.input.traj
+PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
 
 style()
 sim = load_table(SIM, "sim")
@@ -83,4 +92,4 @@ for j, key in enumerate(["oscillate", "cluster_converge"]):
         if j == 0:
             a.set_ylabel(TOKEN_ANGLE_LABEL)
         panel_letter(a, "de"[j], x=-0.25)
-save_figure(fig, PDF, PNG, DPI)
+save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

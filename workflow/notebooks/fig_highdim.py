@@ -24,22 +24,28 @@
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
-
-from lsadyn.paper.io import load_arrays, load_table
+from lsadyn_workflow.io import atomic_path, load_arrays, load_table
 from matplotlib.lines import Line2D
 
-from lsadyn.paper.plotting import (COLUMN_WIDTH, LINESTYLES, OKABE_ITO, REGIME_STYLE, edge_peaks, identical_groups,
-                                   panel_letter, save_figure, style)
+from lsadyn.paper.plotting import (
+    COLUMN_WIDTH,
+    LINESTYLES,
+    OKABE_ITO,
+    REGIME_STYLE,
+    edge_peaks,
+    identical_groups,
+    panel_letter,
+    save_figure,
+    style,
+)
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    ARRAYS, TABLE, SCEN = list(sm.input.arrays), sm.input.table, list(sm.params.scenarios)
-    PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
-except NameError:  # opened in Jupyter: read the default build
-    TABLE = "results/tables/highdim.csv"
-    SCEN = sorted(load_table(TABLE, "highdim_run").scenario.unique())
-    ARRAYS = [f"results/highdim/{s}.npz" for s in SCEN]
-    PDF, PNG, DPI = "paper_figures/fig_highdim.pdf", "paper_figures/fig_highdim.png", 200
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_highdim")
+sm = snakemake
+ARRAYS, TABLE, SCEN = list(sm.input.arrays), sm.input.table, list(sm.params.scenarios)
+PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
 
 style()
 table = load_table(TABLE, "highdim_run")
@@ -175,4 +181,4 @@ fig.suptitle(f"C7: embedded $d = 2$ scenarios at $d = {d}$:\n{len(reached) - mov
                 "still changing at $t_{\\max}$: a transient, not counted" if moving else "") + "\n"
              r"$M = (1/n)\,\sum_j x_j x_j^{\top}$ (tokens' second moment), "
              r"$r = (d\,\lambda_{\max}(M) - 1)/(d - 1)$", fontsize=7)
-save_figure(fig, PDF, PNG, DPI)
+save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

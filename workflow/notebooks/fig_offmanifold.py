@@ -22,16 +22,16 @@
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from lsadyn_workflow.io import atomic_path, load_arrays, load_table
 
-from lsadyn.paper.io import load_arrays, load_table
 from lsadyn.paper.plotting import COLUMN_WIDTH, save_figure, style
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    TABLE, TRACES, PDF, PNG, DPI = sm.input.table, sm.input.traces, sm.output.pdf, sm.output.png, sm.params.dpi
-except NameError:  # opened in Jupyter: read the default build
-    TABLE, TRACES, DPI = "results/tables/offmanifold.csv", "results/offmanifold/traces.npz", 200
-    PDF, PNG = "paper_figures/fig_offmanifold.pdf", "paper_figures/fig_offmanifold.png"
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_offmanifold")
+sm = snakemake
+TABLE, TRACES, PDF, PNG, DPI = sm.input.table, sm.input.traces, sm.output.pdf, sm.output.png, sm.params.dpi
 
 style()
 df = load_table(TABLE)
@@ -95,4 +95,4 @@ bx.legend(fontsize=6, loc="lower right", frameon=False)
 fig.suptitle(r"C1b beyond the OA manifold ($V = I$, sym$(A) \prec 0$): $|R_2|$ of tokens off the manifold "
              r"and the OA interior point",
              fontsize=7)
-save_figure(fig, PDF, PNG, DPI)
+save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

@@ -27,21 +27,21 @@
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from lsadyn_workflow.io import atomic_path, load_table
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
-from lsadyn.paper.io import load_table
 from lsadyn.paper.persistence import RATE_TOL, kept_undetermined, period_comparison, settled_mask
 from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, panel_letter, save_figure, style
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    TABLE = sm.input.table
-    PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
-except NameError:  # opened in Jupyter: read the default build
-    TABLE = "results/tables/persistence.csv"
-    PDF, PNG, DPI = "paper_figures/fig_persistence.pdf", "paper_figures/fig_persistence.png", 200
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_persistence")
+sm = snakemake
+TABLE = sm.input.table
+PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
 
 style()
 table = load_table(TABLE, "persistence_run")
@@ -326,4 +326,4 @@ fig.suptitle(f"C7 measured: runs keeping their scenario's $d = 2$ regime, $d = 2
              f"{int(kept.sum())} of {len(dim)} (LSA and USA)"
              + (f"\nof the {len(dim)}, {int(labelled_moving.sum())} end in it with r(t) still changing at "
                 "$t_{max}$ (+): a transient, not counted" if labelled_moving.any() else ""), fontsize=8)
-save_figure(fig, PDF, PNG, DPI)
+save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

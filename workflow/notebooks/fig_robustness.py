@@ -28,19 +28,19 @@
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from lsadyn_workflow.io import atomic_path, load_table
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
 
-from lsadyn.paper.io import load_table
 from lsadyn.paper.plotting import OKABE_ITO, REGIME_STYLE, save_figure, style
 from lsadyn.paper.robustness_summary import kept_fractions, thresholds, with_reference
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    TABLE, PDF, PNG, DPI = sm.input.table, sm.output.pdf, sm.output.png, sm.params.dpi
-except NameError:  # opened in Jupyter: read the default build
-    TABLE = "results/tables/robustness.csv"
-    PDF, PNG, DPI = "paper_figures/fig_robustness.pdf", "paper_figures/fig_robustness.png", 200
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_robustness")
+sm = snakemake
+TABLE, PDF, PNG, DPI = sm.input.table, sm.output.pdf, sm.output.png, sm.params.dpi
 
 style()
 table = load_table(TABLE, "robustness_run")
@@ -159,4 +159,4 @@ handles += [Line2D([], [], color="k", marker="o", mfc="white", ls="", ms=4, labe
 fig.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False, fontsize=7)
 fig.suptitle("C8 (beyond the paper): fraction of runs keeping the unperturbed regime under weight perturbation "
              r"$A + \delta\|A\|_F G/\|G\|_F$ and $b$-bit quantisation", fontsize=8.5)
-save_figure(fig, PDF, PNG, DPI)
+save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

@@ -24,22 +24,21 @@
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from lsadyn_workflow.io import atomic_path, load_table
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.patheffects import withStroke
 from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
-from lsadyn.paper.io import load_table
 from lsadyn.paper.plotting import COLUMN_WIDTH, OKABE_ITO, panel_letter, save_figure, style
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    TABLE, PDF, PNG, DPI = sm.input.table, sm.output.pdf, sm.output.png, sm.params.dpi
-    EPS = sm.params.eps_small
-except NameError:  # opened in Jupyter: read the default build
-    TABLE, DPI = "results/tables/stability.csv", 200
-    PDF, PNG = "paper_figures/fig_stability.pdf", "paper_figures/fig_stability.png"
-    EPS = 0.05
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_stability")
+sm = snakemake
+TABLE, PDF, PNG, DPI = sm.input.table, sm.output.pdf, sm.output.png, sm.params.dpi
+EPS = sm.params.eps_small
 
 style()
 st = load_table(TABLE, "stability_run")
@@ -144,4 +143,4 @@ else:
 # the title says what is plotted, not whether C6 held (that is the claims table's C6 rows, see the caption)
 fig.suptitle("C6: tokens started off the OA manifold against the OA solution from the same $R_2(0)$:\n"
              "final discrepancy vs $\\varepsilon = d_{BL}(\\mu_0, \\mathrm{uniform})$", fontsize=7)
-save_figure(fig, PDF, PNG, DPI)
+save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

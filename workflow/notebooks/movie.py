@@ -23,22 +23,19 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsadyn.paper.io import atomic_path, load_arrays
 from lsadyn.paper.movie_frames import BlittedPillowWriter, circle_frames, gif_html_page, sphere_frames, token_colours
 from lsadyn.paper.plotting import style
+from lsadyn_workflow.io import atomic_path, load_arrays
 
-try:
-    sm = snakemake  # noqa: F821 (injected by Snakemake)
-    TOKENS, OUT2, OUT3 = sm.input.tokens, sm.output.d2, sm.output.d3
-    PAGES = {2: sm.output.page_d2, 3: sm.output.page_d3}  # the GIFs as HTML pages: the report shows them
-    TITLE, FPS, DPI = sm.params.title, sm.params.fps, sm.params.dpi
-    REST_A, REST_V = sm.params.rest
-except NameError:  # opened in Jupyter: read the default build
-    TOKENS = "results/movies/cluster_rotate.npz"
-    OUT2, OUT3 = "paper_figures/movies/cluster_rotate_d2.gif", "paper_figures/movies/cluster_rotate_d3.gif"
-    PAGES = {d: f"results/report/movies/cluster_rotate_d{d}.html" for d in (2, 3)}
-    TITLE, FPS, DPI = "clusters rotate", 15, 80
-    REST_A, REST_V = 1.0, 0.5
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("movie", movie="cluster_rotate")
+sm = snakemake
+TOKENS, OUT2, OUT3 = sm.input.tokens, sm.output.d2, sm.output.d3
+PAGES = {2: sm.output.page_d2, 3: sm.output.page_d3}  # the GIFs as HTML pages: the report shows them
+TITLE, FPS, DPI = sm.params.title, sm.params.fps, sm.params.dpi
+REST_A, REST_V = sm.params.rest
 
 style()
 data = load_arrays(TOKENS)

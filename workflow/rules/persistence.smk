@@ -1,6 +1,7 @@
 # Issue 12: persistence of the d = 2 behaviours across d, random weights and beta (lsadyn.paper.persistence).
 # One job per chunk of the run plan; the runs of one size inside a chunk are integrated together.
 from lsadyn.paper.persistence import chunk_jobs, scenario_set
+from lsadyn_workflow.job_params import chunk_params
 
 PERSIST_SCENARIOS = scenario_set(
     config["highdim"]["scenarios"],
@@ -9,7 +10,7 @@ PERSIST_SCENARIOS = scenario_set(
 )
 # what each chunk reads (its runs, their scenarios, the run settings): its params, so that a config edit reruns
 # exactly the chunks whose runs change
-PERSIST_JOBS = chunk_jobs(config["persistence"], PERSIST_SCENARIOS, config["seed"])
+PERSIST_JOBS = [chunk_params(c) for c in chunk_jobs(config["persistence"], PERSIST_SCENARIOS, config["seed"])]
 PERSIST_CHUNKS = list(range(len(PERSIST_JOBS)))
 
 

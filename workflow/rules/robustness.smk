@@ -2,6 +2,7 @@
 # perturbations and b-bit quantisation (lsadyn.paper.robustness). One job per chunk of runs.
 from lsadyn.paper.persistence import saddle_node_pair
 from lsadyn.paper.robustness_plan import chunk_jobs as robustness_chunk_jobs
+from lsadyn_workflow.job_params import chunk_params
 
 ROBUSTNESS_CHUNKS = list(range(config["robustness"]["chunks"]))
 # Scenarios by name: highdim.scenarios, plus the saddle-node pair once config persistence.saddle_node exists.
@@ -20,9 +21,10 @@ if "saddle_node" in config.get("persistence", {}):
     )
 # what each chunk reads (its runs, their scenarios, the run settings): its params, so that a config edit reruns
 # exactly the chunks whose runs change
-ROBUSTNESS_JOBS = robustness_chunk_jobs(
-    config["robustness"], ROBUSTNESS_SCENARIOS, config["robustness"]["chunks"]
-)
+ROBUSTNESS_JOBS = [
+    chunk_params(c)
+    for c in robustness_chunk_jobs(config["robustness"], ROBUSTNESS_SCENARIOS, config["robustness"]["chunks"])
+]
 
 
 rule robustness_chunk:

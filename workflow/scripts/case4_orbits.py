@@ -1,11 +1,15 @@
 """Glue: OA orbits of case 4 (an oscillating and a converging V) with the conserved H."""
 
 import numpy as np
+from lsadyn_workflow.io import setup_log, write_npz
 
-from lsadyn.paper.io import setup_log, write_npz
 from lsadyn.paper.study import case4_orbits
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("case4_orbits")
+sm = snakemake
 log = setup_log(sm.log[0])
 c = sm.params.case4
 starts = np.array([0.05, 0.2, 0.35, 0.5, 0.65]) * 1j - 0.1

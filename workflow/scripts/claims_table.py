@@ -2,12 +2,23 @@
 
 from pathlib import Path
 
-from lsadyn.paper.claims import (claims_2d, claims_highdim, claims_offmanifold, claims_robustness, claims_stability,
-                                 claims_table)
-from lsadyn.paper.io import load_arrays, load_table, setup_log, write_csv
+from lsadyn_workflow.io import load_arrays, load_table, setup_log, write_csv
+
+from lsadyn.paper.claims import (
+                                 claims_2d,
+                                 claims_highdim,
+                                 claims_offmanifold,
+                                 claims_robustness,
+                                 claims_stability,
+                                 claims_table,
+)
 from lsadyn.paper.persistence import claim_rows as persistence_claim_rows
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("claims_table")
+sm = snakemake
 log = setup_log(sm.log[0])
 sims = {Path(p).stem: load_table(p, "sim", rows_like=q) for p, q in zip(sm.input.sims, sm.input.params)}
 rows = claims_2d(sims, load_table(sm.input.bifurcation, "bifurcation_fit"), load_arrays(sm.input.orbits, "orbits"),

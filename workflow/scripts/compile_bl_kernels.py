@@ -3,10 +3,15 @@ once, before the stability jobs that use them run in parallel (each would otherw
 
 import time
 
-from lsadyn import bl
-from lsadyn.paper.io import atomic_path, setup_log
+from lsadyn_workflow.io import atomic_path, setup_log
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+from lsadyn import bl
+
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("compile_bl_kernels")
+sm = snakemake
 log = setup_log(sm.log[0])
 t0 = time.perf_counter()
 bl.warm_up()

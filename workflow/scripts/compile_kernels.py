@@ -8,13 +8,17 @@ reports it)."""
 import json
 import time
 
+from lsadyn_workflow.io import atomic_path, load_json_record, setup_log
 from numba.core.registry import CPUDispatcher
 
 from lsadyn import _dop853_stages, compiled2d
 from lsadyn._kernel_cache import cache_dir
-from lsadyn.paper.io import atomic_path, load_json_record, setup_log
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("compile_kernels")
+sm = snakemake
 log = setup_log(sm.log[0])
 parts = list(sm.params.parts)
 part = "+".join(parts)

@@ -4,10 +4,15 @@ parallel (each would otherwise compile them)."""
 
 import time
 
-from lsadyn import compiled_sphere
-from lsadyn.paper.io import atomic_path, setup_log
+from lsadyn_workflow.io import atomic_path, setup_log
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+from lsadyn import compiled_sphere
+
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("compile_sphere_kernels")
+sm = snakemake
 log = setup_log(sm.log[0])
 t0 = time.perf_counter()
 compiled_sphere.warm_up()

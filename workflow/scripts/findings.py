@@ -2,10 +2,15 @@
 
 from pathlib import Path
 
-from lsadyn.paper.findings import all_key_numbers, claims_html_page, findings_html, findings_markdown
-from lsadyn.paper.io import atomic_path, load_table, setup_log
+from lsadyn_workflow.io import atomic_path, load_table, setup_log
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+from lsadyn.paper.findings import all_key_numbers, claims_html_page, findings_html, findings_markdown
+
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("findings")
+sm = snakemake
 log = setup_log(sm.log[0])
 claims = load_table(sm.input.claims, "claims")
 tables = {name: load_table(getattr(sm.input, name), kind, min_rows=0)

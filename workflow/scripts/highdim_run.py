@@ -3,14 +3,18 @@ tolerances tighter by ``check_tighten``)."""
 
 import numpy as np
 import pandas as pd
+from lsadyn_workflow.io import setup_log, write_csv, write_npz
+from lsadyn_workflow.jobs import blas_threads, limit_threads
 
 from lsadyn.metrics import r_change_last_quarter, r_settled
 from lsadyn.paper.highdim import checked_run, embed_scenario, end_shape
 from lsadyn.paper.horizons import run_horizon, samples_for
-from lsadyn.paper.io import setup_log, write_csv, write_npz
-from lsadyn.paper.jobs import blas_threads, limit_threads
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("highdim_run", scenario="identity")
+sm = snakemake
 log = setup_log(sm.log[0])
 log.info("BLAS threads: %d from the job environment, %d in force (rule threads: %d)", blas_threads(),
          limit_threads(sm.threads), sm.threads)

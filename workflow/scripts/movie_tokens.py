@@ -1,9 +1,13 @@
 """Glue: token trajectories of one movie scenario in d = 2 and d = 3 (saved for the movie notebook)."""
 
-from lsadyn.paper.io import setup_log, write_npz
+from lsadyn_workflow.io import setup_log, write_npz
 from lsadyn.paper.movies import token_movie_run
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("movie_tokens", movie="cluster_rotate")
+sm = snakemake
 log = setup_log(sm.log[0])
 sc, run = sm.params.scenario, sm.params.run
 arrays = {}

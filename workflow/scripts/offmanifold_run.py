@@ -2,12 +2,16 @@
 
 import numpy as np
 import pandas as pd
+from lsadyn_workflow.io import setup_log, write_csv, write_npz
 
-from lsadyn.paper.io import setup_log, write_csv, write_npz
 from lsadyn.paper.offmanifold import amplitude_per_distance, offmanifold_sweep
 from lsadyn.regimes import RegimeTolerances
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("offmanifold_run")
+sm = snakemake
 log = setup_log(sm.log[0])
 run = sm.params.run
 rows = offmanifold_sweep(run["A"], run["V"], sm.params.beta, run["eps"], run["n_tokens"], run["iid_seeds"],

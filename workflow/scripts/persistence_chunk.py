@@ -1,11 +1,15 @@
 """Glue: integrate and decide one chunk of the persistence run plan."""
 
-from lsadyn.paper.io import setup_log, write_csv
-from lsadyn.paper.job_params import param_frame
-from lsadyn.paper.jobs import limit_threads
+from lsadyn_workflow.io import setup_log, write_csv
+from lsadyn_workflow.job_params import param_frame
+from lsadyn_workflow.jobs import limit_threads
 from lsadyn.paper.persistence_run import run_chunk
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("persistence_chunk", chunk="0")
+sm = snakemake
 log = setup_log(sm.log[0])
 limit_threads(sm.threads)
 job = sm.params.job  # this chunk's runs and what they read (lsadyn.paper.persistence.chunk_jobs)

@@ -1,11 +1,15 @@
 """Glue: the persistence chunks in one table, each checked against the run plan of the config."""
 
 import pandas as pd
+from lsadyn_workflow.io import load_table, setup_log, write_csv
 
-from lsadyn.paper.io import load_table, setup_log, write_csv
 from lsadyn.paper.persistence import chunk_ids, run_plan
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("persistence_table")
+sm = snakemake
 log = setup_log(sm.log[0])
 cfg = sm.params.persistence
 ids = chunk_ids(run_plan(cfg, sm.params.scenarios, sm.params.seed), cfg["chunk_size"])  # the plan once, not per chunk

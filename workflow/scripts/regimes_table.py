@@ -1,11 +1,15 @@
 """Glue: merge the classified points, tabulate agreement of the three methods and list disagreements."""
 
 import pandas as pd
+from lsadyn_workflow.io import load_table, setup_log, write_csv
 
-from lsadyn.paper.io import load_table, setup_log, write_csv
 from lsadyn.paper.study import agreement_table
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("regimes_table")
+sm = snakemake
 log = setup_log(sm.log[0])
 sim = pd.concat([load_table(p, "sim", rows_like=q) for p, q in zip(sm.input.sims, sm.input.params)], ignore_index=True)
 summary, disagreements = agreement_table(sim, sm.params.n_tokens)

@@ -1,11 +1,15 @@
 """Glue: one chunk of the robustness runs (perturbed and quantised weights) → a CSV."""
 
-from lsadyn.paper.io import setup_log, write_csv
-from lsadyn.paper.job_params import param_frame
-from lsadyn.paper.jobs import blas_threads, limit_threads
+from lsadyn_workflow.io import setup_log, write_csv
+from lsadyn_workflow.job_params import param_frame
+from lsadyn_workflow.jobs import blas_threads, limit_threads
 from lsadyn.paper.robustness import run_chunk
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("robustness_chunk", chunk="0")
+sm = snakemake
 log = setup_log(sm.log[0])
 log.info("BLAS threads: %d from the job environment, %d in force (rule threads: %d)", blas_threads(),
          limit_threads(sm.threads), sm.threads)

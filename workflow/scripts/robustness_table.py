@@ -1,11 +1,15 @@
 """Glue: the robustness chunks in one table, checked against the run plan (every run exactly once)."""
 
 import pandas as pd
+from lsadyn_workflow.io import load_table, setup_log, write_csv
 
-from lsadyn.paper.io import load_table, setup_log, write_csv
 from lsadyn.paper.robustness import run_plan
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("robustness_table")
+sm = snakemake
 log = setup_log(sm.log[0])
 run = sm.params.run
 plan = run_plan(run["scenarios"], run["models"], run["grids"])

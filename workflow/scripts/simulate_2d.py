@@ -2,11 +2,15 @@
 OA, WS and particles (results/sim/{case}.csv), then representative OA and token trajectories, one per regime
 found (results/sim/{case}_traj.npz)."""
 
-from lsadyn.paper.io import load_table, setup_log, write_csv, write_npz
-from lsadyn.paper.jobs import limit_threads
+from lsadyn_workflow.io import load_table, setup_log, write_csv, write_npz
+from lsadyn_workflow.jobs import limit_threads
 from lsadyn.paper.study import build_case, classify_points, representative_trajectories
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("simulate_2d", case="case1")
+sm = snakemake
 log = setup_log(sm.log[0])
 # the d = 2 kernels are single-threaded numba; this keeps numpy/BLAS to the rule's threads as well
 log.info("BLAS threads: %d (rule threads: %d)", limit_threads(sm.threads), sm.threads)

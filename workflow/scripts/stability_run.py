@@ -1,11 +1,15 @@
 """Glue: the perturbation sweep of one (A, V) against the OA prediction."""
 
 import pandas as pd
+from lsadyn_workflow.io import setup_log, write_csv
 
-from lsadyn.paper.io import setup_log, write_csv
 from lsadyn.paper.stability import stability_sweep
 
-sm = snakemake  # noqa: F821 (injected by Snakemake)
+if "snakemake" not in globals():  # run on its own: the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("stability_run", regime="interior")
+sm = snakemake
 log = setup_log(sm.log[0])
 reg, run = sm.params.regime, sm.params.run
 rows = stability_sweep(reg["A"], reg["V"], sm.params.beta, run["strengths"], run["n_tokens"], run["horizon"],

@@ -188,8 +188,12 @@ def _dropping_layout_tables(load_font):
     return load
 
 
-def save_figure(fig, pdf, png, dpi):
+def save_figure(fig, pdf, png, dpi, atomic=None):
     """Write the figure as PNG and PDF (metadata without dates, so reruns are reproducible).
+
+    ``atomic(path)``: a context manager giving the temporary path to write and renaming it into place on success
+    (the workflow passes :func:`lsadyn_workflow.io.atomic_path`: a full disk is then one line naming the file, and
+    no half-written figure is left); by default each file is written in place.
 
     The figure is laid out once: constrained layout and the tight bounding box are computed at the PNG's
     dpi (what ``savefig(png, bbox_inches="tight")`` does), then both files are drawn with the layout
@@ -199,8 +203,7 @@ def save_figure(fig, pdf, png, dpi):
     engine runs by itself (it measures the artists it needs) rather than inside a dry draw of every artist
     (``draw_without_rendering``): the same layout and box, both files byte for byte as before, without one
     whole pass over the artists (~0.2 s of a figure job)."""
-    from .io import atomic_path
-
+    atomic_path = _in_place if atomic is None else atomic
     fig.set_dpi(dpi)
     renderer = fig.canvas.get_renderer()  # Agg renderer at the PNG's dpi
     engine = fig.get_layout_engine()
@@ -219,6 +222,11 @@ def save_figure(fig, pdf, png, dpi):
             with atomic_path(pdf) as tmp_pdf:
                 fig.savefig(tmp_pdf, bbox_inches=box, metadata={"CreationDate": None, "ModDate": None})
     plt.close(fig)
+
+
+@contextlib.contextmanager
+def _in_place(path):
+    yield path
 
 
 @contextlib.contextmanager

@@ -2,9 +2,10 @@
 
 Snakemake reruns a job whose params changed since its output was written. A chunked stage (persistence,
 robustness) passes each chunk its own runs, and only the settings they read, as params
-(``chunk_jobs`` of :mod:`lsadyn.paper.persistence` and :mod:`lsadyn.paper.robustness`), so a config edit reruns
-exactly the chunks whose runs it changes, instead of every chunk of the stage (as passing the stage's whole
-config section did). Imported when the Snakefile is parsed: kept light (pandas only, on use).
+(``chunk_jobs`` of :mod:`lsadyn.paper.persistence` and :mod:`lsadyn.paper.robustness_plan`: each chunk's runs as a
+DataFrame, :func:`chunk_params` turns them into plain values), so a config edit reruns exactly the chunks whose runs
+it changes, instead of every chunk of the stage (as passing the stage's whole config section did). Imported when
+the Snakefile is parsed: kept light (pandas only, on use).
 """
 
 from __future__ import annotations
@@ -17,13 +18,10 @@ def frame_param(frame) -> dict:
             "rows": [[v.item() if hasattr(v, "item") else v for v in row] for row in frame.itertuples(index=False)]}
 
 
-def chunk_params(part, scenarios: dict, keys, settings: dict) -> dict:
-    """One chunk's params: ``runs`` (its rows ``part``, :func:`frame_param`), ``scenarios`` (the ``keys`` of each
-    scenario of ``scenarios`` its runs name, in their order; names not in ``scenarios`` embed none) and
-    ``settings``."""
-    names = [s for s in dict.fromkeys(part.scenario) if s in scenarios]
-    return {"runs": frame_param(part),
-            "scenarios": {s: {k: scenarios[s][k] for k in keys if k in scenarios[s]} for s in names}, **settings}
+def chunk_params(chunk: dict) -> dict:
+    """One chunk's params: the study's entry ``chunk`` (``runs``: a DataFrame, ``scenarios``, settings) with its
+    ``runs`` as plain values (:func:`frame_param`)."""
+    return {**chunk, "runs": frame_param(chunk["runs"])}
 
 
 def param_frame(param: dict, where: str = "params"):

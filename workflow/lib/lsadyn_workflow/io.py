@@ -382,7 +382,7 @@ TABLES = {
 
 
 def _labels():
-    from ..regimes import LABELS
+    from lsadyn.regimes import LABELS
 
     return set(LABELS)
 

@@ -9,7 +9,7 @@
 
 Every problem is a ``ValueError`` whose message starts with ``config key <a.b.c>:`` (or the file
 name for a syntax error); the Snakefile prints it as one line before any job runs.
-``python -m lsadyn.paper.config FILE...`` checks config files (merged in order over
+``python -m lsadyn_workflow.config FILE...`` checks config files (merged in order over
 workflow/config/config.yaml, as Snakemake does) from the command line, e.g. a ``--configfile`` that
 Snakemake refuses as "not valid JSON or YAML".
 """
@@ -185,7 +185,7 @@ def _check_persistence(config: dict) -> None:
     hd = config.get("highdim", {}).get("scenarios")
     if not pc or hd is None or "saddle_node" not in pc or "bifurcation" not in config:
         return  # what is missing is the schema's to report
-    from .persistence import beta_settle_horizons, scenario_set, settle_horizons
+    from lsadyn.paper.persistence import beta_settle_horizons, scenario_set, settle_horizons
 
     bif, sn = config["bifurcation"], pc["saddle_node"]
     if not all(k in bif for k in ("a", "s")) or not all(k in sn for k in ("delta", "rest_A", "rest_V", "horizon")):
@@ -208,7 +208,7 @@ def _check_robustness(config: dict) -> None:
     known = dict(config.get("highdim", {}).get("scenarios", {}))
     sn = config.get("persistence", {}).get("saddle_node")
     if sn:  # the saddle-node pair (lsadyn.paper.persistence.saddle_node_pair)
-        from .persistence import saddle_node_pair
+        from lsadyn.paper.persistence import saddle_node_pair
 
         bif = config.get("bifurcation", {})
         known.update(saddle_node_pair(bif.get("a", 1.0), bif.get("s", 0.5), sn["delta"], sn["rest_A"], sn["rest_V"],
@@ -265,7 +265,7 @@ def merge(base: dict, override: dict) -> dict:
 
 
 def main(argv=None) -> int:
-    """``python -m lsadyn.paper.config [--schema S] FILE...``: merge and check config files."""
+    """``python -m lsadyn_workflow.config [--schema S] FILE...``: merge and check config files."""
     argv = list(sys.argv[1:] if argv is None else argv)
     schema = "workflow/schemas/config.schema.yaml"
     if argv[:1] == ["--schema"]:
