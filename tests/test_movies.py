@@ -41,7 +41,9 @@ def test_movie_notebook_writes_small_gifs_from_saved_tokens(tmp_path):
     np.savez(tmp_path / "tokens.npz", **res)
     sm = types.SimpleNamespace(input=types.SimpleNamespace(tokens=str(tmp_path / "tokens.npz")),
                                output=types.SimpleNamespace(d2=str(tmp_path / "a_d2.gif"),
-                                                            d3=str(tmp_path / "a_d3.gif")),
+                                                            d3=str(tmp_path / "a_d3.gif"),
+                                                            page_d2=str(tmp_path / "a_d2.html"),
+                                                            page_d3=str(tmp_path / "a_d3.html")),
                                params=types.SimpleNamespace(title="test", rest=[1.0, 0.5], fps=10, dpi=60))
     nb = Path(__file__).resolve().parents[1] / "workflow/notebooks/movie.py"
     runpy.run_path(str(nb), init_globals={"snakemake": sm})
