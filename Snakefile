@@ -11,7 +11,10 @@ min_version("9.0")
 
 # Snakemake decides what to rerun from this checkout's src/lsadyn and workflow/lib/lsadyn_workflow, so the jobs must
 # import those
-for _name, _dir in (("lsadyn", Path(workflow.basedir, "src")), ("lsadyn_workflow", Path(workflow.basedir, "workflow/lib"))):
+for _name, _dir in (
+    ("lsadyn", Path(workflow.basedir, "src")),
+    ("lsadyn_workflow", Path(workflow.basedir, "workflow/lib")),
+):
     _SPEC = find_spec(_name)
     _FOUND = Path(_SPEC.origin).parent if _SPEC else None
     if _FOUND is None or _FOUND.resolve() != (_dir / _name).resolve():

@@ -41,7 +41,8 @@ suppress_warnings = ["myst.header"]
 
 autosummary_generate = True
 autosummary_imported_members = False
-autodoc_default_options = {"members": True, "show-inheritance": False}
+# each object is described once, on the page of the module that defines it (the packages' __all__ re-export)
+autodoc_default_options = {"members": True, "show-inheritance": False, "ignore-module-all": True}
 autodoc_typehints = "description"
 autodoc_mock_imports = []
 napoleon_numpy_docstring = True
@@ -67,7 +68,8 @@ def _generate(app):
     gen_config.main([str(DOCS / "configuration.md")])
     out = DOCS / "_generated"
     out.mkdir(exist_ok=True)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "workflow/lib"),
+                                                   os.environ.get("PYTHONPATH", "")])}
     dot = subprocess.run([sys.executable, "-m", "snakemake", "--rulegraph", "--configfile",
                           "workflow/config/quick.yaml"], cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     if dot.returncode != 0 or "digraph" not in dot.stdout:

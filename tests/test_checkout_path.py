@@ -27,7 +27,8 @@ def test_build_refuses_another_copy_of_lsadyn(tmp_path):
 
 def test_build_runs_with_this_checkout_first(tmp_path):
     repo = copy_repo(tmp_path / "repo")
-    env = {**os.environ, "PYTHONPATH": str(repo / "src"), "MPLBACKEND": "Agg"}
+    first = os.pathsep.join([str(repo / "src"), str(repo / "workflow/lib")])
+    env = {**os.environ, "PYTHONPATH": first, "MPLBACKEND": "Agg"}
     r = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1"], cwd=repo, env=env,
                        capture_output=True, text=True, timeout=120, check=False)
     assert r.returncode == 0, r.stderr[-2000:]

@@ -1082,14 +1082,14 @@ def test_cli_says_what_r2_means_in_d3(lsadyn_cli):
 
 
 # "a --configfile path that does not exist gives Snakemake's 26-line traceback": Snakemake reads configfiles
-# before the Snakefile, so the workflow cannot catch it; the README quotes the last line, checked here
+# before the Snakefile, so the workflow cannot catch it; the troubleshooting page quotes the last line, checked here
 def test_missing_configfile_message_is_the_documented_one(tmp_path):
     r = subprocess.run(["snakemake", "-n", "--configfile", "no/such.yaml"], cwd=ROOT, check=False, capture_output=True,
                        text=True, env=ENV, timeout=120)
     last = (r.stdout + r.stderr).strip().splitlines()[-1]  # Snakemake prints its traceback on stdout
     assert r.returncode == 1 and last == "FileNotFoundError: [Errno 2] No such file or directory: 'no/such.yaml'"
-    readme = (ROOT / "README.md").read_text()
-    assert "FileNotFoundError: [Errno 2] No such file or directory: 'my.yaml'" in readme
+    page = (ROOT / "docs/troubleshooting.md").read_text()
+    assert "FileNotFoundError: [Errno 2] No such file or directory: 'my.yaml'" in page
 
 
 # "the end-of-build summary warns that claims may be out of date (regimes_table finishes after claims_table)"

@@ -12,19 +12,17 @@ points with the same results (the decision procedure uses that to report progres
 
 The implementations (each: the systems, the solver, what is observed):
 
-===========================  ==============================================================================
-:class:`OARun`               OA ODE of N points × K starts, scipy DOP853 on chunks; R₂ (k, m, K) complex
-:class:`SmallRunCompiled`    OA (K starts) or WS systems, compiled per-system DOP853
-                             (:func:`lsadyn.solvers.phase_points.advance_small`); R₂ (k, m[, K])
-:class:`WSRun`               WS variables (α, η) of N points, scipy DOP853 on chunks; R₂ (k, m)
-:class:`PhasePointRun`       d = 2 LSA tokens as phase points z (N, n), compiled per-point DOP853
-                             (:func:`lsadyn.solvers.phase_points.advance_phase_points`); R₂ (k, m)
-:class:`PhasePointRunScipy`  the same on scipy DOP853 (reference); R₂ (k, m)
-:class:`SphereRun`           one token system X (n, d) through :func:`lsadyn.solvers.integrate.integrate_sphere`;
-                             R₂ (1, m) (d = 2) or [r, leading axis] (1, m, d + 1)
-:class:`BatchTokenRun`       a stack X (B, n, d), vectorised RK4 (:func:`lsadyn.solvers.rk4.rk4_stack_step`);
-                             [r, leading axis] (k, m, d + 1)
-===========================  ==============================================================================
+* :class:`OARun`: OA ODE of N points × K starts, scipy DOP853 on chunks; R₂ (k, m, K) complex
+* :class:`SmallRunCompiled`: OA (K starts) or WS systems, compiled per-system DOP853
+  (:func:`lsadyn.solvers.phase_points.advance_small`); R₂ (k, m[, K])
+* :class:`WSRun`: WS variables (α, η) of N points, scipy DOP853 on chunks; R₂ (k, m)
+* :class:`PhasePointRun`: d = 2 LSA tokens as phase points z (N, n), compiled per-point DOP853
+  (:func:`lsadyn.solvers.phase_points.advance_phase_points`); R₂ (k, m)
+* :class:`PhasePointRunScipy`: the same on scipy DOP853 (reference); R₂ (k, m)
+* :class:`SphereRun`: one token system X (n, d) through :func:`lsadyn.solvers.integrate.integrate_sphere`;
+  R₂ (1, m) (d = 2) or [r, leading axis] (1, m, d + 1)
+* :class:`BatchTokenRun`: a stack X (B, n, d), vectorised RK4 (:func:`lsadyn.solvers.rk4.rk4_stack_step`);
+  [r, leading axis] (k, m, d + 1)
 """
 
 from __future__ import annotations

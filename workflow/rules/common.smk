@@ -14,7 +14,9 @@ wildcard_constraints:
 
 
 # the lsadyn and lsadyn_workflow sources a script imports, transitively, as its inputs (lsadyn_workflow.inputs)
-lib_inputs = SourceTree({"lsadyn": "src/lsadyn", "lsadyn_workflow": "workflow/lib/lsadyn_workflow"}).lib_inputs
+lib_inputs = SourceTree(
+    {"lsadyn": "src/lsadyn", "lsadyn_workflow": "workflow/lib/lsadyn_workflow"}
+).lib_inputs
 
 
 # numba's on-disk cache of the compiled kernels: lsadyn._kernel_cache files them by content (numba and Python

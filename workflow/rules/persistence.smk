@@ -10,7 +10,10 @@ PERSIST_SCENARIOS = scenario_set(
 )
 # what each chunk reads (its runs, their scenarios, the run settings): its params, so that a config edit reruns
 # exactly the chunks whose runs change
-PERSIST_JOBS = [chunk_params(c) for c in chunk_jobs(config["persistence"], PERSIST_SCENARIOS, config["seed"])]
+PERSIST_JOBS = [
+    chunk_params(c)
+    for c in chunk_jobs(config["persistence"], PERSIST_SCENARIOS, config["seed"])
+]
 PERSIST_CHUNKS = list(range(len(PERSIST_JOBS)))
 
 

@@ -23,7 +23,9 @@ if "saddle_node" in config.get("persistence", {}):
 # exactly the chunks whose runs change
 ROBUSTNESS_JOBS = [
     chunk_params(c)
-    for c in robustness_chunk_jobs(config["robustness"], ROBUSTNESS_SCENARIOS, config["robustness"]["chunks"])
+    for c in robustness_chunk_jobs(
+        config["robustness"], ROBUSTNESS_SCENARIOS, config["robustness"]["chunks"]
+    )
 ]
 
 

@@ -5,9 +5,9 @@ Only the final window (the last ``window`` fraction of the samples) is read. Wit
 unwrapped :math:`\arg R_2` across it:
 
 ======================  ==================================================================
-``cluster_converge``    Δ_|R| ≤ ``tol_abs``, 1 − |R₂| ≤ ``tol_cluster``, |Δφ| ≤ ``tol_angle``
-``cluster_rotate``      Δ_|R| ≤ ``tol_abs``, 1 − |R₂| ≤ ``tol_cluster``, |Δφ| ≥ ``min_turn``
-``interior_converge``   Δ_|R| ≤ ``tol_abs``, 1 − |R₂| > ``tol_cluster``, |Δφ| ≤ ``tol_angle``, and
+``cluster_converge``    Δ|R| ≤ ``tol_abs``, 1 − |R₂| ≤ ``tol_cluster``, |Δφ| ≤ ``tol_angle``
+``cluster_rotate``      Δ|R| ≤ ``tol_abs``, 1 − |R₂| ≤ ``tol_cluster``, |Δφ| ≥ ``min_turn``
+``interior_converge``   Δ|R| ≤ ``tol_abs``, 1 − |R₂| > ``tol_cluster``, |Δφ| ≤ ``tol_angle``, and
                         no trend: the change of |R₂| across the window ≤ ``tol_trend`` · (1 − |R₂|)
                         (a slow, e.g. algebraic, approach to |R₂| = 1 is *not* an interior state);
                         or |R₂| ≤ ``tol_zero`` (default ``tol_abs``), where arg R₂ is undefined

@@ -88,9 +88,13 @@ def integrate_sphere(
     first_step : DOP853 only: initial step size (e.g. ``Trajectory.next_step`` of the run being continued);
         default: chosen from the field at ``t0``.
 
-    Returns a :class:`Trajectory` whose ``state`` is the (n, d) state at ``t_eval[-1]`` (unit rows), and for
-    ``"DOP853"`` ``next_step``, the step size to continue with. Systems of up to
-    :data:`SINGLE_THREAD_MAX_N` tokens run with one BLAS thread.
+    Returns
+    -------
+    Trajectory
+        Its ``state`` is the (n, d) state at ``t_eval[-1]`` (unit rows), and for ``"DOP853"`` ``next_step``
+        is the step size to continue with.
+
+    Systems of up to :data:`SINGLE_THREAD_MAX_N` tokens run with one BLAS thread.
     """
     X = _normalise(np.array(X0, dtype=float))
     if not np.all(np.isfinite(X)):
