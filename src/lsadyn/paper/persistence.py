@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import SETTLED_R_CHANGE
+from .chunks import chunk_entry
 from .claim_row import claim_row as _row
 from .horizons import samples_for
 
@@ -222,20 +223,12 @@ def n_chunks(cfg: dict, scenarios: dict, seed: int) -> int:
 RUN_SCENARIO_KEYS = ("A", "V", "rest_A", "rest_V", "noise")
 
 
-def chunk_entry(part, scenarios: dict, settings: dict) -> dict:
-    """One chunk's entry of :func:`chunk_jobs`: ``runs`` (its rows ``part`` of the plan), ``scenarios`` (the
-    :data:`RUN_SCENARIO_KEYS` of each scenario of ``scenarios`` its runs name, in their order; names not in
-    ``scenarios`` embed none) and ``settings``."""
-    names = [s for s in dict.fromkeys(part.scenario) if s in scenarios]
-    return {"runs": part, "scenarios": {s: {k: scenarios[s][k] for k in RUN_SCENARIO_KEYS if k in scenarios[s]}
-                                        for s in names}, **settings}
-
-
 def chunk_jobs(cfg: dict, scenarios: dict, seed: int) -> list:
-    """What each chunk (pipeline job) of the plan reads, one dict per chunk (:func:`chunk_entry`): ``runs`` (its
-    rows of :func:`run_plan`, a DataFrame, which the workflow's ``chunk_params`` turns into plain values),
-    ``scenarios`` (:data:`RUN_SCENARIO_KEYS` of the scenarios its runs embed) and the settings ``n_samples``, ``dt``, ``budget_factor``. Rule persistence_chunk
-    passes a chunk its entry as params, so a config edit reruns exactly the chunks whose runs it changes (a β
+    """What each chunk (pipeline job) of the plan reads, one dict per chunk
+    (:func:`lsadyn.paper.chunks.chunk_entry`): ``runs`` (its rows of :func:`run_plan`, a DataFrame, which the
+    workflow's ``chunk_params`` turns into plain values), ``scenarios`` (:data:`RUN_SCENARIO_KEYS` of the scenarios
+    its runs embed) and the settings ``n_samples``, ``dt``, ``budget_factor``. Rule persistence_chunk passes a chunk
+    its entry as params, so a config edit reruns exactly the chunks whose runs it changes (a β
     sweep horizon: the β chunks; a scenario's V: the chunks that embed it)."""
     plan = run_plan(cfg, scenarios, seed)
     if not len(plan):
@@ -244,7 +237,7 @@ def chunk_jobs(cfg: dict, scenarios: dict, seed: int) -> list:
     settings = {"n_samples": int(cfg["n_samples"]), "dt": float(cfg["dt"]),
                 "budget_factor": float(cfg["budget_factor"])}
     # the random study's runs name no scenario of ``scenarios``: they embed none
-    return [chunk_entry(plan[ids == c], scenarios, settings) for c in range(int(ids.max()) + 1)]
+    return [chunk_entry(plan[ids == c], scenarios, RUN_SCENARIO_KEYS, settings) for c in range(int(ids.max()) + 1)]
 
 
 def chunk_of(cfg: dict, scenarios: dict, seed: int, chunk: int) -> pd.DataFrame:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .chunks import chunk_entry
+
 
 def _check_bits(bits) -> int:
     b = int(bits)
@@ -85,22 +87,14 @@ RUN_SCENARIO_KEYS = ("A", "V", "rest_A", "rest_V", "expect")
 RUN_SETTINGS = ("beta", "horizon", "n_samples", "budget_factor", "rtol", "atol")
 
 
-def chunk_entry(part, scenarios: dict, settings: dict) -> dict:
-    """One chunk's entry of :func:`chunk_jobs`: ``runs`` (its rows ``part`` of the plan), ``scenarios`` (the
-    :data:`RUN_SCENARIO_KEYS` of each scenario of ``scenarios`` its runs name, in their order; names not in
-    ``scenarios`` embed none) and ``settings``."""
-    names = [s for s in dict.fromkeys(part.scenario) if s in scenarios]
-    return {"runs": part, "scenarios": {s: {k: scenarios[s][k] for k in RUN_SCENARIO_KEYS if k in scenarios[s]}
-                                        for s in names}, **settings}
-
-
 def chunk_jobs(run: dict, scenarios: dict, n_chunks: int) -> list:
-    """What each of the ``n_chunks`` chunks (pipeline jobs) reads, one dict per chunk (:func:`chunk_entry`):
-    ``runs`` (its rows of :func:`run_plan`, a DataFrame, which the workflow's ``chunk_params`` turns into plain
-    values), ``scenarios`` (:data:`RUN_SCENARIO_KEYS` of the scenarios of its runs) and the settings :data:`RUN_SETTINGS` of config
+    """What each of the ``n_chunks`` chunks (pipeline jobs) reads, one dict per chunk
+    (:func:`lsadyn.paper.chunks.chunk_entry`): ``runs`` (its rows of :func:`run_plan`, a DataFrame, which the
+    workflow's ``chunk_params`` turns into plain values), ``scenarios`` (:data:`RUN_SCENARIO_KEYS` of the scenarios
+    of its runs) and the settings :data:`RUN_SETTINGS` of config
     ``robustness`` (``run``). Rule robustness_chunk passes a chunk its entry as params, so a config edit reruns
     exactly the chunks whose runs it changes (a scenario's V: the chunks that hold its batches)."""
     plan = run_plan(run["scenarios"], run["models"], run["grids"], batch_runs=run["batch_runs"])
     chunk = plan.batch.map(batch_chunks(plan, n_chunks))
     settings = {k: run[k] for k in RUN_SETTINGS}
-    return [chunk_entry(plan[chunk == c], scenarios, settings) for c in range(n_chunks)]
+    return [chunk_entry(plan[chunk == c], scenarios, RUN_SCENARIO_KEYS, settings) for c in range(n_chunks)]
