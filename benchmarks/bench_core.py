@@ -437,7 +437,7 @@ def bench_sphere_highdim(rows, quick=False, threads=1):
 
     from lsadyn import simulate_regime
     from lsadyn.fields.kernels import exp_inplace
-    from lsadyn.paper.highdim import embed_scenario
+    from lsadyn.paper.highdim.plan import embed_scenario
 
     out = {}
     d = 100

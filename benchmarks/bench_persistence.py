@@ -12,7 +12,7 @@ output). Observation and classification are not counted (a few % of a run in d �
 
 Robustness (``--measure-robustness``, :func:`measure_robustness`): for every (scenario, d, n, model) class of
 the sweep's plan, the runs that three of its jobs integrate together are run for real through
-:func:`lsadyn.paper.robustness.run_chunk` at the sweep's sizes, tolerances and budget (adaptive steps and
+:func:`lsadyn.paper.robustness.runs.run_chunk` at the sweep's sizes, tolerances and budget (adaptive steps and
 horizon multiples depend on the run, so they are run, not modelled); seconds per run × the class's runs.
 The whole sweep adds the CPU of one paper build (benchmarks/pipeline_timing.json) for the other stages.
 
@@ -50,8 +50,8 @@ from lsadyn.batch import BatchField, run_time_scale  # noqa: E402
 from lsadyn.sampling import uniform_sphere  # noqa: E402
 from lsadyn.solvers.rk4 import rk4_stack_step  # noqa: E402
 from lsadyn_workflow.config import merge  # noqa: E402
-from lsadyn.paper.highdim import embed_scenario  # noqa: E402
-from lsadyn.paper.persistence import chunk_ids, run_plan, scenario_set  # noqa: E402
+from lsadyn.paper.highdim.plan import embed_scenario  # noqa: E402
+from lsadyn.paper.persistence.plan import chunk_ids, run_plan, scenario_set  # noqa: E402
 
 PAGE = ROOT / "docs/cluster.md"
 JSON = Path(__file__).with_name("persistence_sweep.json")
@@ -216,7 +216,7 @@ def stage_wall(cores: int = 2, keep: Path | None = None) -> dict:
 
 def robustness_scenarios(cfg) -> dict:
     """The robustness stage's scenarios by name, as workflow/rules/robustness.smk builds them."""
-    from lsadyn.paper.persistence import saddle_node_pair
+    from lsadyn.paper.persistence.plan import saddle_node_pair
 
     sn = cfg["persistence"]["saddle_node"]
     out = dict(cfg["highdim"]["scenarios"])
@@ -227,9 +227,9 @@ def robustness_scenarios(cfg) -> dict:
 
 def robustness_classes(cfg):
     """The sweep's robustness plan and its classes (scenario, d, n, model); column ``chunk``: the job
-    (:func:`lsadyn.paper.robustness.batch_chunks`) of each run."""
-    from lsadyn.paper.robustness import batch_chunks
-    from lsadyn.paper.robustness import run_plan as robustness_plan
+    (:func:`lsadyn.paper.robustness.plan.batch_chunks`) of each run."""
+    from lsadyn.paper.robustness.plan import batch_chunks
+    from lsadyn.paper.robustness.plan import run_plan as robustness_plan
 
     rc = cfg["robustness"]
     plan = robustness_plan(rc["scenarios"], rc["models"], rc["grids"], batch_runs=int(rc["batch_runs"]))
@@ -240,10 +240,10 @@ def robustness_classes(cfg):
 def measure_robustness(cfg, samples: int = 3) -> dict:
     """Seconds per run of the robustness sweep, per class (scenario, d, n, model), measured by running real
     runs of the sweep's plan at its sizes (tokens, horizon, tolerances, budget) through
-    :func:`lsadyn.paper.robustness.run_chunk`, the job's code path: ``samples`` batches per class (column
+    :func:`lsadyn.paper.robustness.runs.run_chunk`, the job's code path: ``samples`` batches per class (column
     ``batch`` of the plan: the runs one sweep job integrates together, so the batch size is the sweep's), spread
     over the class (unperturbed, small and large δ, quantised)."""
-    from lsadyn.paper.robustness import run_chunk as robustness_run
+    from lsadyn.paper.robustness.runs import run_chunk as robustness_run
 
     rc = cfg["robustness"]
     scenarios = robustness_scenarios(cfg)

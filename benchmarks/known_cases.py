@@ -14,8 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from lsadyn.paper.known_cases import load_known_cases, run_known_cases, token_verdict
 from lsadyn_workflow.io import write_csv
+
+from lsadyn.paper.cases2d.known_cases import load_known_cases, run_known_cases, token_verdict
 
 HERE = Path(__file__).resolve().parent
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lsadyn import predict_regime_batch
-from lsadyn.paper.cases import (
+from lsadyn.paper.cases2d.plan import (
     bifurcation_bracket,
     family_saddle_node,
     grid_case3,
@@ -68,7 +68,7 @@ def test_bifurcation_threshold_within_sweep_resolution():
 
 def test_adler_equation_sign_from_the_oa_field():
     """Saddle-node family on |R2| = 1: dφ/dt = Im(dR/dt / R) = 2β(μ − s sin φ), and |R2| = 1 is invariant."""
-    from lsadyn.kuramoto import kuramoto_coefficients, oa_rhs_complex
+    from lsadyn.reductions.kuramoto import kuramoto_coefficients, oa_rhs_complex
 
     a, s, mu, beta = 1.0, 0.5, 0.3, 0.7
     V = np.array([[a + s, -mu], [mu, a - s]])
@@ -80,7 +80,7 @@ def test_adler_equation_sign_from_the_oa_field():
 
 
 def test_case3_grid_contains_the_commuting_column():
-    from lsadyn.paper.cases import grid_case3
+    from lsadyn.paper.cases2d.plan import grid_case3
 
     df = grid_case3((-1.0, 2.0), (-2.0, 2.0), 21, 5, 1.0)
     assert (df.x == 1.0).sum() == 5 and df.x.nunique() == 22

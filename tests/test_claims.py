@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lsadyn.paper.cases import case1_oa_prediction
+from lsadyn.paper.cases2d.plan import case1_oa_prediction
 from lsadyn.paper.claims import (
     COLUMNS,
     _prediction_rows,
@@ -155,7 +155,7 @@ def test_c5b_note_states_tolerance_window_and_the_exact_law_fitted_on_the_same_p
     # the leading-order prefactor pi / (beta sqrt(2s)) drops sqrt(2s / (mu + s)): periods that follow the exact law
     # pi / (beta sqrt(mu^2 - s^2)) fit a smaller prefactor over a window of mu - s that is not small; the note says so
     from lsadyn.paper.claims import _bifurcation_rows
-    from lsadyn.paper.study import bifurcation_summary
+    from lsadyn.paper.cases2d.summary import bifurcation_summary
 
     s, beta = 0.5, 1.0
     mu = np.concatenate([np.linspace(0.3, 0.49, 5), s + np.geomspace(1e-3, 1e-1, 8), [0.8, 1.2]])

@@ -5,8 +5,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from lsadyn.kuramoto import case4_hamiltonian
-from lsadyn.paper.study import disagreement_reason
+from lsadyn.reductions.kuramoto import case4_hamiltonian
+from lsadyn.paper.cases2d.summary import disagreement_reason
 
 
 def _row(**kw):

@@ -51,7 +51,7 @@ def one_line(text: str) -> str:
 
 
 def _params(tmp_path, n=12):
-    from lsadyn.paper.study import build_case
+    from lsadyn.paper.cases2d.plan import build_case
 
     df = build_case("case2", {"n_random": n - 2, "n_boundary": 2, "lam_min": -2.0, "lam_max": 2.0}, 7, 1.0)
     path = tmp_path / "results/params/case2.csv"
@@ -276,7 +276,7 @@ def repo(tmp_path_factory):
 # Why, bullet 1, end to end: a truncated results/sim/case2.csv (newer than its inputs, so Snakemake
 # does not rebuild it) stops regimes_table with one line naming it, in the console and the job log.
 def test_truncated_intermediate_stops_the_table_job_with_one_line(tmp_path):
-    from lsadyn.paper.study import build_case
+    from lsadyn.paper.cases2d.plan import build_case
 
     repo = _copy_repo(tmp_path / "repo")
     cfg = pconfig.merge(pconfig.load_config_file(repo / "workflow/config/config.yaml"),
@@ -709,7 +709,7 @@ def test_ws_and_particles_batches_name_seed():
 
 # Why, bullet 4: "--method has no help text, defaults are not shown, the regime labels are not listed"
 def test_help_lists_methods_models_defaults_and_labels(lsadyn_cli):
-    from lsadyn.regimes import LABELS
+    from lsadyn.regimes.classify import LABELS
 
     r = lsadyn_cli("regime", "--help")
     assert r.returncode == 0
@@ -847,7 +847,7 @@ def test_corrupted_json_record_is_one_line_naming_the_file(tmp_path, content, ex
 @pytest.mark.parametrize("how", ["text", "missing"])
 def test_a_corrupted_bifurcation_fit_is_a_one_line_error_naming_file_and_column(tmp_path, how):
     # the C5b note reads its exact-law and fit-window columns: text in one, or one missing, stops with one line
-    from lsadyn.paper.study import bifurcation_summary
+    from lsadyn.paper.cases2d.summary import bifurcation_summary
 
     s = 0.5
     mu = np.concatenate([[0.3, 0.4], s + np.geomspace(1e-3, 1e-1, 6)])
@@ -1007,7 +1007,7 @@ def test_full_disk_is_one_line_naming_the_file_and_leaves_nothing(tmp_path, monk
         target, write = out / "f.png", lambda: save_figure(fig, out / "f.pdf", out / "f.png", 50, atomic=atomic_path)
     else:
         from lsadyn_workflow.io import atomic_path
-        from lsadyn.paper.movie_frames import BlittedPillowWriter
+        from lsadyn.paper.movies.frames import BlittedPillowWriter
 
         monkeypatch.setattr(Image.Image, "save", _half_then_enospc("gif"))
         fig, _ = plt.subplots()
@@ -1132,7 +1132,7 @@ def test_failed_build_repeats_the_projects_lines_at_the_end(tmp_path):
 # links download the GIF instead of showing it"
 def test_claims_page_title_and_note_width_and_movie_pages(tmp_path):
     from lsadyn.paper.findings import CSS, claims_title
-    from lsadyn.paper.movie_frames import gif_html_page
+    from lsadyn.paper.movies.frames import gif_html_page
 
     claims = pd.DataFrame({"claim": ["C1", "C7", "C10", "C8"]})
     assert claims_title(claims) == "Claims C1–C10"

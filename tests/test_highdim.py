@@ -8,9 +8,9 @@ import pytest
 import yaml
 
 from lsadyn import order_parameter_r, uniform_sphere
-from lsadyn.metrics import SETTLED_R_CHANGE, mean_token_norm, order_parameter_r2, r_change_last_quarter
-from lsadyn.paper.highdim import checked_run, convergence_check, embed_scenario, end_shape, r_noise_floor, run_highdim
-from lsadyn.paper.horizons import run_horizon, samples_for
+from lsadyn.observers import SETTLED_R_CHANGE, mean_token_norm, order_parameter_r2, r_change_last_quarter, r_noise_floor
+from lsadyn.paper.highdim.plan import embed_scenario, run_horizon, samples_for
+from lsadyn.paper.highdim.runs import checked_run, convergence_check, end_shape, run_highdim
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,15 +8,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lsadyn.kuramoto import kuramoto_coefficients, oa_rhs_complex
-from lsadyn.paper.cases import case1_spiral_reach
-from lsadyn.paper.known_cases import (
+from lsadyn.paper.cases2d.known_cases import (
     KNOWN_CASES_CSV,
     build_known_cases,
     load_known_cases,
     run_known_cases,
     token_verdict,
 )
+from lsadyn.paper.cases2d.plan import case1_spiral_reach
+from lsadyn.reductions.kuramoto import kuramoto_coefficients, oa_rhs_complex
 
 J = np.array([[0.0, -1.0], [1.0, 0.0]])
 RNG = np.random.default_rng(0)

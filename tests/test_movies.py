@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from lsadyn.metrics import order_parameter_r2_tokens
-from lsadyn.paper.movies import token_movie_run
+from lsadyn.observers import order_parameter_r2_tokens
+from lsadyn.paper.movies.runs import token_movie_run
 
 I2, ROT = [[1, 0], [0, 1]], [[1, -1], [1, 1]]
 
@@ -55,7 +55,7 @@ def test_movie_notebook_writes_small_gifs_from_saved_tokens(tmp_path):
 
 
 def test_shared_palette_keeps_drawn_colours_exactly_and_maps_the_rest_to_the_nearest():
-    from lsadyn.paper.movie_frames import shared_palette, to_palette
+    from lsadyn.paper.movies.frames import shared_palette, to_palette
 
     rng = np.random.default_rng(0)
     colours = rng.integers(0, 256, (40, 3), dtype=np.uint8)  # a movie drawn with 40 colours: kept exactly

@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 
-from lsadyn.metrics import oa_manifold_distance
-from lsadyn.paper.offmanifold import amplitude_per_distance, density_angles, oscillation_run
+from lsadyn.observers import oa_manifold_distance
+from lsadyn.paper.offmanifold.plan import density_angles
+from lsadyn.paper.offmanifold.runs import oscillation_run
+from lsadyn.paper.offmanifold.summary import amplitude_per_distance
 
 A = np.array([[-0.5, 0.4], [0.0, -0.7]])  # sym(A) negative definite, V = I: OA interior point |R*| = 0.354
 

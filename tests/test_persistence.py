@@ -6,21 +6,22 @@ import pandas as pd
 import pytest
 
 from lsadyn.api import simulate_regime, time_scale
-from lsadyn.batch_sphere import (
+from lsadyn.batch import (
     BatchField,
-    BatchTokenRun,
-    batch_axis_observer,
     batch_structure,
     regime_batch,
     run_time_scale,
     usa_time_scale,
 )
-from lsadyn.dynamics import attention, lsa_field, usa_field
-from lsadyn.integrate import integrate_sphere, uniform_sphere
-from lsadyn.metrics import SETTLED_R_CHANGE, axis_observer, r_change_last_quarter
-from lsadyn.paper import persistence as P
-from lsadyn.paper.highdim import embed_scenario
-from lsadyn.paper.persistence_run import run_chunk
+from lsadyn.fields.attention import attention, lsa_field, usa_field
+from lsadyn.observers import SETTLED_R_CHANGE, axis_observer, batch_axis_observer, r_change_last_quarter
+from lsadyn.paper.highdim.plan import embed_scenario
+from lsadyn.paper.persistence import plan as P
+from lsadyn.paper.persistence import summary as S
+from lsadyn.paper.persistence.runs import run_chunk
+from lsadyn.runs import BatchTokenRun
+from lsadyn.sampling import uniform_sphere
+from lsadyn.solvers.integrate import integrate_sphere
 
 ROT_V2 = [[1.0, -1.0], [1.0, 1.0]]  # V = I + J: w = 1, q = 0
 SCENARIOS_HD = {
@@ -217,11 +218,11 @@ def test_small_build_gives_rows_and_claims():
     assert len(table) == len(plan) and set(P.RESULT_COLUMNS) <= set(table.columns)
     rot = table[(table.study == "dimension") & (table.scenario == "rotation") & (table.regime == "cluster_rotate")]
     assert len(rot) and (rot.rate_rel_err < 1e-3).all()
-    rows = P.claim_rows(table)
+    rows = S.claim_rows(table)
     ids = {r["id"] for r in rows}
     assert {"C7-rotation-lsa", "C7-identity-usa", "C9-lsa", "C9-usa", "C10-lsa-rotation", "C10-usa-rotation"} <= ids
     assert all(r["informational"] for r in rows if r["id"].startswith(("C9", "C10", "C7r", "C7-saddle")))
-    text = P.findings_paragraph(table)
+    text = S.findings_paragraph(table)
     assert "Dimension sweep" in text and "Random weights" in text
 
 
@@ -256,12 +257,12 @@ def test_period_comparison_uses_the_seed_range_at_d2_not_a_ratio_to_its_median()
     # two d = 2 seeds far apart (an orbit-dependent period), d = 3 inside their range, d = 100 above it
     g = pd.DataFrame({"d": [2, 2, 3, 3, 100, 100, 8], "regime": ["oscillate"] * 6 + ["cluster_converge"],
                       "period": [2.34, 4.42, 4.03, 4.23, 5.88, 6.11, np.nan]})
-    out = P.period_comparison(g)
+    out = S.period_comparison(g)
     assert out["period_by_d"] == "d = 2: 2.34-4.42; d = 3: 4.03-4.23; d = 100: 5.88-6.11"
     assert out["period_within_d2"] == "3" and out["period_outside_d2"] == "100"
     # a ratio to the d = 2 median (3.38) would put every d = 3 run 19-25 % above d = 2
-    assert P.period_comparison(g[g.d != 2])["period_outside_d2"] == ""
-    assert P.period_comparison(g[g.regime != "oscillate"]) == {"period_by_d": "", "period_outside_d2": "",
+    assert S.period_comparison(g[g.d != 2])["period_outside_d2"] == ""
+    assert S.period_comparison(g[g.regime != "oscillate"]) == {"period_by_d": "", "period_outside_d2": "",
                                                                "period_within_d2": "", "period_not_compared": ""}
 
 
@@ -326,31 +327,31 @@ def test_the_table_carries_the_settled_flag_and_reports_unsettled_runs():
     assert (table.settled == (table.r_change_last_quarter.abs() <= SETTLED_R_CHANGE)).all()
     dim = table[table.study == "dimension"]
     assert not dim.settled.any()
-    text = P.findings_paragraph(table)
+    text = S.findings_paragraph(table)
     assert "Runs not settled at t_max" in text and "2 of 2 runs not settled at t_max" in text
     # FINDINGS counts as the claims rows do: an unsettled run does not persist, it is undetermined
     assert "0 of 2 runs keep it and had settled, not every run at d = 2" in text
     assert "2 undetermined (2 of them labelled but not settled at t_max" in text
-    rows = {r["id"]: r for r in P.claim_rows(table)}
+    rows = {r["id"]: r for r in S.claim_rows(table)}
     assert "2 not settled at t_max" in rows["C7-identity-lsa"]["note"]
     # whatever their label, runs that had not settled count as undetermined: the row does not pass on them
     row = rows["C7-identity-lsa"]
     assert (row["n_tested"], row["n_agree"], row["pass"]) == (2, 0, False)
     assert "2 undetermined (runs not settled at t_max count as undetermined, whatever their label)" in row["note"]
-    settled = {r["id"]: r for r in P.claim_rows(table.assign(settled=True))}["C7-identity-lsa"]
+    settled = {r["id"]: r for r in S.claim_rows(table.assign(settled=True))}["C7-identity-lsa"]
     assert settled["n_agree"] == int((dim.regime == dim.expect).sum())
 
 
 def test_period_comparison_leaves_out_runs_that_had_not_settled():
     g = pd.DataFrame({"d": [2, 2, 3, 3, 100, 100], "regime": ["oscillate"] * 6,
                       "period": [4.69, 4.73, 4.71, 4.74, 5.75, 5.82], "settled": [True, True, True, False, False, False]})
-    out = P.period_comparison(g)
+    out = S.period_comparison(g)
     assert out["period_by_d"] == ("d = 2: 4.69-4.73; d = 3: 4.71 (1 of 2 not settled: 4.74); "
                                   "d = 100: none settled (2 of 2 not settled: 5.75, 5.82)")
     assert out["period_outside_d2"] == "" and out["period_within_d2"] == "3" and out["period_not_compared"] == "100"
-    settled = P.period_comparison(g.assign(settled=True))  # the same values, settled: d = 100 is outside
+    settled = S.period_comparison(g.assign(settled=True))  # the same values, settled: d = 100 is outside
     assert settled["period_outside_d2"] == "100" and settled["period_not_compared"] == ""
-    none_at_2 = P.period_comparison(g.assign(settled=g.d != 2))
+    none_at_2 = S.period_comparison(g.assign(settled=g.d != 2))
     assert none_at_2["period_not_compared"] == "3 100" and none_at_2["period_outside_d2"] == ""
 
 
@@ -400,13 +401,13 @@ def test_a_corrupted_settled_column_is_a_one_line_error_naming_file_and_column(t
 def test_a_regime_change_seen_only_in_runs_that_had_not_settled_is_called_a_possible_transient():
     g = pd.DataFrame({"beta": [1.0, 2.0, 4.0, 4.0], "regime": ["cluster_rotate", "cluster_rotate", "oscillate",
                                                                 "oscillate"], "settled": [True, True, False, True]})
-    assert P.regime_changes(g, "cluster_rotate") == "beta 4: oscillate 2 (2 of 2 runs; 1 of them not settled at t_max)"
+    assert S.regime_changes(g, "cluster_rotate") == "beta 4: oscillate 2 (2 of 2 runs; 1 of them not settled at t_max)"
     g.loc[3, "settled"] = False
-    assert P.regime_changes(g, "cluster_rotate") == ("beta 4: oscillate 2 (2 of 2 runs; not settled at t_max: may be a "
+    assert S.regime_changes(g, "cluster_rotate") == ("beta 4: oscillate 2 (2 of 2 runs; not settled at t_max: may be a "
                                                      "transient)")
     g.loc[[2, 3], "settled"] = True
-    assert P.regime_changes(g, "cluster_rotate") == "beta 4: oscillate 2 (2 of 2 runs)"
-    assert P.regime_changes(g, "oscillate") == ("beta 1: cluster_rotate 1 (1 of 1 runs); "
+    assert S.regime_changes(g, "cluster_rotate") == "beta 4: oscillate 2 (2 of 2 runs)"
+    assert S.regime_changes(g, "oscillate") == ("beta 1: cluster_rotate 1 (1 of 1 runs); "
                                                 "beta 2: cluster_rotate 1 (1 of 1 runs)")
 
 
@@ -434,16 +435,16 @@ def test_lsa_beta_row_checks_an_oscillations_period_times_beta():
                  regime="oscillate", rate=0.5 * b, period=4.8 / b, rate_rel_err=np.nan, r_change_last_quarter=0.0,
                  settled=True, cluster_shape="none", r_min=0.2, r_max=0.6) for b in (0.5, 1.0, 2.0)]
     table = pd.DataFrame(rows)
-    (row,) = P.claim_rows(table)
+    (row,) = S.claim_rows(table)
     assert row["id"] == "C10-lsa-oscillation" and row["pass"]
     assert "period * beta relative spread 0.0e+00 (3 settled oscillating runs, period * beta 4.8)" in row["note"]
     off = table.assign(period=[9.6, 4.8, 2.0])  # 2.0 at β = 2: period·β 4.0, not 4.8
-    assert not P.claim_rows(off)[0]["pass"]
+    assert not S.claim_rows(off)[0]["pass"]
     transient = off.assign(settled=[True, True, False], r_change_last_quarter=[0.0, 0.0, 0.05])
-    (row,) = P.claim_rows(transient)
+    (row,) = S.claim_rows(transient)
     assert not row["pass"] and row["n_agree"] == 2 and "(2 settled oscillating runs" in row["note"]
     assert "runs not settled at t_max are undetermined, not counted as keeping the regime; 1 not settled" in row["note"]
-    (row,) = P.claim_rows(transient.assign(period=4.8 / transient.beta))  # the settled runs scale: still undetermined
+    (row,) = S.claim_rows(transient.assign(period=4.8 / transient.beta))  # the settled runs scale: still undetermined
     assert not row["pass"] and "period * beta relative spread 0.0e+00" in row["note"]
 
 
@@ -460,7 +461,7 @@ def test_findings_beta_list_gives_a_rotations_rate_and_an_oscillations_period():
     table = pd.DataFrame(rows)
     moving = (table.scenario == "oscillation") & (table.beta == 2.0)
     table.loc[moving, ["settled", "r_change_last_quarter"]] = False, 0.1
-    text = P.findings_paragraph(table)
+    text = S.findings_paragraph(table)
     assert "β sweep (1 seed per scenario, model and β;" in text and "median" not in text
     assert "- rotation LSA β = 0.5: cluster_rotate 1; cluster shape antipodal pair 1; rotation rate of arg R₂ 1 " \
            "(rate/β 2)" in text

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 from lsadyn_workflow.config import merge
 
-from lsadyn.paper.persistence import n_chunks, run_plan, scenario_set
+from lsadyn.paper.persistence.plan import n_chunks, run_plan, scenario_set
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEEP = "workflow/config/sweep.yaml"

@@ -157,7 +157,7 @@ def test_partial_rerun_after_editing_one_case(built_copy, tmp_path):
 
 @pytest.mark.slow
 def test_partial_rerun_after_editing_the_beta_sweep_reruns_only_its_chunk(built_copy, tmp_path):
-    """A persistence chunk's params are its own runs (lsadyn.paper.persistence.chunk_jobs), not the whole
+    """A persistence chunk's params are its own runs (lsadyn.paper.persistence.plan.chunk_jobs), not the whole
     persistence section: lengthening the β sweep's rotation runs reruns the one chunk that holds β runs."""
     edit = tmp_path / "edit.yaml"
     edit.write_text("persistence:\n  beta_sweep:\n    settle_horizon:\n      - {scenario: rotation, horizon: 300.0}\n")
@@ -186,9 +186,11 @@ def test_partial_rerun_after_editing_a_figure_notebook(built_copy):
                                       "fig_highdim", "fig_offmanifold", "fig_persistence", "fig_robustness",
                                       "fig_stability"]
                                      + [f"movie[{m}]" for m in MOVIES])),
-        ("paper/movie_frames.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES])),
-        ("paper/movies.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES] + [f"movie_tokens[{m}]" for m in MOVIES])),
-        ("bl.py", sorted(["all", "claims_table", "compile_bl_kernels", "findings", "fig_stability", "stability_table"]
+        ("paper/movies/frames.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES])),
+        ("paper/movies/runs.py",
+         sorted(["all"] + [f"movie[{m}]" for m in MOVIES] + [f"movie_tokens[{m}]" for m in MOVIES])),
+        ("distances.py", sorted(["all", "claims_table", "compile_bl_kernels", "findings", "fig_stability",
+                                 "stability_table"]
                          + [f"stability_run[{r}]" for r in ("hamiltonian", "interior", "lambda_max_pos", "rotating",
                                                             "sym_pos_def")])),
         ("paper/claims.py", ["all", "claims_table", "findings"]),

@@ -6,10 +6,12 @@ import pandas as pd
 import pytest
 
 from lsadyn.api import simulate_regime, time_scale
-from lsadyn.dynamics import attention, lsa_field, usa_field
-from lsadyn.integrate import uniform_sphere
-from lsadyn.paper import robustness as rb
-from lsadyn.regimes import RegimeTolerances
+from lsadyn.fields.attention import attention, lsa_field, usa_field
+from lsadyn.paper.robustness import plan as rp
+from lsadyn.paper.robustness import runs as rb
+from lsadyn.paper.robustness import summary as rs
+from lsadyn.regimes.classify import RegimeTolerances
+from lsadyn.sampling import uniform_sphere
 
 TOL = dict(window=0.3, tol_abs=1e-3, tol_cluster=1e-3, tol_angle=1e-2, min_turn=np.pi, tol_decay=0.1,
            tol_trend=0.05)
@@ -197,9 +199,9 @@ SCEN = {"rotation": dict(A=[[1, 0], [0, 1]], V=[[1, -1], [1, 1]], rest_A=1.0, re
 @pytest.mark.parametrize("d,model,n", [(2, "lsa", 100), (2, "usa", 16), (3, "lsa", 16)])
 def test_tiny_perturbations_keep_the_regime(d, model, n):
     grids = [dict(d=d, n_tokens=n, deltas=[1e-4], n_seeds=2, bits=[16])]
-    plan = rb.run_plan(list(SCEN), [model], grids)
+    plan = rp.run_plan(list(SCEN), [model], grids)
     df = rb.run_chunk(plan, SCEN, beta=1.0, horizon=40.0, n_samples=200, budget=8, tol=TOL, seed=11)
-    df = rb.with_reference(df)
+    df = rs.with_reference(df)
     assert set(df[df.kind == "none"].regime) == {"cluster_rotate", "interior_converge"}
     assert df.kept[df.kind != "none"].all(), df[["scenario", "kind", "regime", "reference"]]
     assert np.allclose(df.rel_change_V[df.kind == "perturb"], 1e-4, rtol=1e-9, atol=0)
@@ -211,24 +213,24 @@ def test_tiny_perturbations_keep_the_regime(d, model, n):
 def test_run_plan_counts_and_chunks_cover_it_once():
     grids = [dict(d=2, n_tokens=64, deltas=[1e-3, 1e-1], n_seeds=3, bits=[2, 8]),
              dict(d=100, n_tokens=32, deltas=[1.0], n_seeds=1, bits=[4])]
-    plan = rb.run_plan(["a", "b"], ["lsa", "usa"], grids)
+    plan = rp.run_plan(["a", "b"], ["lsa", "usa"], grids)
     assert len(plan) == 2 * 2 * ((1 + 6 + 2) + (1 + 1 + 1))
-    parts = [rb.chunk_of(plan, k, 3) for k in range(3)]
+    parts = [rp.chunk_of(plan, k, 3) for k in range(3)]
     assert sorted(pd.concat(parts).run) == list(plan.run)
     with pytest.raises(ValueError, match="chunk"):
-        rb.chunk_of(plan, 3, 3)
+        rp.chunk_of(plan, 3, 3)
     # batches: consecutive runs of one (scenario, d, model), at most batch_runs; chunks take whole batches
-    small = rb.run_plan(["a", "b"], ["lsa", "usa"], grids, batch_runs=4)
+    small = rp.run_plan(["a", "b"], ["lsa", "usa"], grids, batch_runs=4)
     sizes = small.groupby("batch").size()
     assert sizes.max() == 4 and list(small.batch) == sorted(small.batch)
     assert (small.groupby("batch")[["scenario", "d", "model"]].nunique() == 1).all().all()
     assert (small.groupby(["scenario", "d", "model"]).batch.nunique() == [3, 3, 1, 1] * 2).all()
     for n_chunks in (1, 2, 5, 40):
-        parts = [rb.chunk_of(small, k, n_chunks) for k in range(n_chunks)]
+        parts = [rp.chunk_of(small, k, n_chunks) for k in range(n_chunks)]
         assert sorted(pd.concat(parts).run) == list(small.run)
         assert sum(p.batch.nunique() for p in parts) == small.batch.nunique()
     with pytest.raises(ValueError, match="robustness.batch_runs"):
-        rb.run_plan(["a"], ["lsa"], grids, batch_runs=0)
+        rp.run_plan(["a"], ["lsa"], grids, batch_runs=0)
 
 
 def test_chunk_jobs_carry_each_chunk_its_runs_so_an_edit_reruns_only_the_chunks_it_changes():
@@ -240,16 +242,16 @@ def test_chunk_jobs_carry_each_chunk_its_runs_so_an_edit_reruns_only_the_chunks_
     grids = [dict(d=2, n_tokens=12, deltas=[0.01, 0.3], n_seeds=2, bits=[3])]
     run = dict(scenarios=list(SCEN), models=["lsa", "usa"], grids=grids, batch_runs=3, beta=1.0, horizon=10.0,
                n_samples=60, budget_factor=1, rtol=1e-7, atol=1e-9, chunks=8)
-    plan = rb.run_plan(run["scenarios"], run["models"], grids, batch_runs=3)
-    jobs = [chunk_params(c) for c in rb.chunk_jobs(run, SCEN, 8)]
+    plan = rp.run_plan(run["scenarios"], run["models"], grids, batch_runs=3)
+    jobs = [chunk_params(c) for c in rp.chunk_jobs(run, SCEN, 8)]
     for k, job in enumerate(jobs):
-        pd.testing.assert_frame_equal(param_frame(job["runs"]), rb.chunk_of(plan, k, 8).reset_index(drop=True),
+        pd.testing.assert_frame_equal(param_frame(job["runs"]), rp.chunk_of(plan, k, 8).reset_index(drop=True),
                                       check_exact=True)
         assert set(job["scenarios"]) == set(param_frame(job["runs"]).scenario)
-        assert {k: job[k] for k in rb.RUN_SETTINGS} == {k: run[k] for k in rb.RUN_SETTINGS}
+        assert {k: job[k] for k in rp.RUN_SETTINGS} == {k: run[k] for k in rp.RUN_SETTINGS}
     name = next(iter(SCEN))
     edited = dict(SCEN, **{name: dict(SCEN[name], V=[[2.0, 0.0], [0.0, 1.0]])})
-    edited_jobs = [chunk_params(c) for c in rb.chunk_jobs(run, edited, 8)]
+    edited_jobs = [chunk_params(c) for c in rp.chunk_jobs(run, edited, 8)]
     changed = [k for k, (a, b) in enumerate(zip(jobs, edited_jobs)) if a != b]
     assert changed == [k for k, job in enumerate(jobs) if name in job["scenarios"]] and len(changed) < 8
 
@@ -259,11 +261,11 @@ def test_results_do_not_depend_on_the_number_of_chunks():
     plan alone: the chunks of 1, 2 or 3 jobs give the same table, value for value."""
     grids = [dict(d=2, n_tokens=12, deltas=[0.01, 0.3], n_seeds=2, bits=[3]),
              dict(d=3, n_tokens=12, deltas=[0.3], n_seeds=2, bits=[2])]
-    plan = rb.run_plan(list(SCEN), ["usa"], grids, batch_runs=3)
+    plan = rp.run_plan(list(SCEN), ["usa"], grids, batch_runs=3)
     kw = dict(beta=1.0, horizon=10.0, n_samples=60, budget=1, tol=TOL, seed=3)
     tables = []
     for n_chunks in (1, 2, 3):
-        parts = [rb.run_chunk(rb.chunk_of(plan, k, n_chunks), SCEN, **kw) for k in range(n_chunks)]
+        parts = [rb.run_chunk(rp.chunk_of(plan, k, n_chunks), SCEN, **kw) for k in range(n_chunks)]
         tables.append(pd.concat(parts).sort_values("run").reset_index(drop=True))
     for other in tables[1:]:
         pd.testing.assert_frame_equal(tables[0], other, check_exact=True)
@@ -284,30 +286,30 @@ def synthetic_table():
 
 def test_summaries_count_undetermined_as_not_kept_and_find_the_thresholds():
     df = synthetic_table()
-    fr = rb.kept_fractions(df)
+    fr = rs.kept_fractions(df)
     p = fr[fr.kind == "perturb"].set_index("level")
     assert p.loc[0.001, "fraction_kept"] == 1.0 and p.loc[0.1, "fraction_kept"] == 0.0
     assert p.loc[0.1, "undetermined"] == 1
-    th = rb.thresholds(df).iloc[0]
+    th = rs.thresholds(df).iloc[0]
     assert th.delta_first_change == 0.1 and th.delta_all_kept == 0.001 and th.bits_needed == 4
-    rows = {r["id"]: r for r in rb.claim_rows(df)}
+    rows = {r["id"]: r for r in rs.claim_rows(df)}
     assert rows["C8a-sn_below-lsa-d2"]["pass"] and rows["C8a-sn_below-lsa-d2"]["n_agree"] == 2
     assert rows["C8b-sn_below-lsa-d2"]["pass"] and rows["C8b-sn_below-lsa-d2"]["n_tested"] == 3
     assert rows["C8d-lsa"]["pass"] and all(r["informational"] for r in rows.values())
     assert rows["C8c-lsa"]["n_agree"] == 6 and rows["C8c-lsa"]["pass"]
-    text = rb.findings_text(df)
+    text = rs.findings_text(df)
     assert "At δ = 0.1, 0 of 2" in text and "first losing its unperturbed label at δ = 0.1" in text
 
 
 def test_a_flip_below_delta_min_fails_its_row():
     df = synthetic_table()
     df.loc[1, "regime"] = "cluster_rotate"  # δ = 0.001 < δ_min = 0.03
-    rows = {r["id"]: r for r in rb.claim_rows(df)}
+    rows = {r["id"]: r for r in rs.claim_rows(df)}
     assert not rows["C8d-lsa"]["pass"] and not rows["C8a-sn_below-lsa-d2"]["pass"]
 
 
 def test_unknown_scenario_is_named():
-    plan = rb.run_plan(["nope"], ["lsa"], [dict(d=2, n_tokens=8, deltas=[], n_seeds=1, bits=[])])
+    plan = rp.run_plan(["nope"], ["lsa"], [dict(d=2, n_tokens=8, deltas=[], n_seeds=1, bits=[])])
     with pytest.raises(ValueError, match="robustness.scenarios: 'nope'"):
         rb.run_chunk(plan, SCEN, beta=1.0, horizon=10.0, n_samples=100, budget=1, tol=TOL, seed=0)
 
@@ -346,13 +348,13 @@ def test_config_names_an_unknown_robustness_scenario_and_a_repeated_dimension():
 def test_paper_config_plan_is_modest():
     """The paper config's sweep stays small (the full one is workflow/config/sweep.yaml)."""
     run = _config()["robustness"]
-    plan = rb.run_plan(run["scenarios"], run["models"], run["grids"])
+    plan = rp.run_plan(run["scenarios"], run["models"], run["grids"])
     assert len(plan[plan.d > 2]) <= 100 and len(plan) <= 400
 
 
 def test_claim_rows_have_the_claims_table_columns():
     from lsadyn.paper.claims import COLUMNS, claims_table
 
-    rows = rb.claim_rows(synthetic_table())
+    rows = rs.claim_rows(synthetic_table())
     assert all(list(r) == COLUMNS for r in rows)
     assert len(claims_table(rows)) == len(rows)

@@ -10,7 +10,7 @@ from lsadyn import attention, integrate_sphere, lsa_field, sa_field, simulate_re
 from lsadyn.fields.kernels import normalise_rows_inplace, project_tangent_inplace
 from lsadyn.fields.attention import project_tangent
 from lsadyn.observers import axis_observer, leading_axis, order_parameter_r
-from lsadyn.paper.highdim import embed_scenario
+from lsadyn.paper.highdim.plan import embed_scenario
 
 FIELDS = {"lsa": lsa_field, "usa": usa_field, "sa": sa_field}
 

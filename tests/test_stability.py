@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from lsadyn.bl import bl_distance_to_uniform
-from lsadyn.paper.stability import FAMILIES, perturbed_angles, run_stability
+from lsadyn.distances import bl_distance_to_uniform
+from lsadyn.paper.stability.plan import FAMILIES, perturbed_angles
+from lsadyn.paper.stability.runs import run_stability
 
 
 @pytest.mark.parametrize("family,small,large", [("harmonics", 0.01, 0.5), ("von_mises", 0.01, 0.9),
@@ -32,7 +33,7 @@ def test_theorem_regime_small_perturbation_reaches_the_oa_state():
 @pytest.mark.parametrize("family,strengths", [("harmonics", (0.01, 0.02, 0.04)), ("von_mises", (0.01, 0.02, 0.04))])
 def test_families_leave_the_oa_manifold_at_first_order(family, strengths):
     """|Z2 − Z1²| (moments of ξ = 2θ) and the distance D grow linearly with the strength (ratio ≈ 2 per doubling)."""
-    from lsadyn.metrics import oa_manifold_distance
+    from lsadyn.observers import oa_manifold_distance
 
     dev, dist = [], []
     for s in strengths:
@@ -46,7 +47,7 @@ def test_families_leave_the_oa_manifold_at_first_order(family, strengths):
 
 
 def test_clumps_and_random_are_off_the_manifold():
-    from lsadyn.metrics import oa_manifold_distance
+    from lsadyn.observers import oa_manifold_distance
 
     assert oa_manifold_distance(perturbed_angles("clumps", 3, 999, 0)) > 0.1
     assert np.isnan(oa_manifold_distance(perturbed_angles("clumps", 2, 1000, 0)))  # one point in ξ: a cluster
@@ -66,8 +67,8 @@ def test_token_r2_batch_matches_the_scipy_reference_for_mixed_sizes():
     """The compiled per-population DOP853 against scipy's DOP853 on phase_point_field, one population at a
     time (the previous path of run_stability), for populations of different sizes in one call."""
     from lsadyn.api import time_scale, token_r2_batch
-    from lsadyn.integrate import integrate_observed
-    from lsadyn.kuramoto import kuramoto_coefficients, phase_point_field
+    from lsadyn.reductions.kuramoto import kuramoto_coefficients, phase_point_field
+    from lsadyn.solvers.integrate import integrate_observed
 
     A, V = np.array([[1.0, 0.3], [-0.1, 0.7]]), np.eye(2)
     bt = time_scale(A, V, 1.0)

@@ -1,6 +1,6 @@
 """lsadyn: dynamics of deep linear transformers — tokens on the sphere, exact d = 2 reductions.
 
-The top-level names are loaded lazily (PEP 562), so ``from lsadyn.paper.cases import ...`` imports only
+The top-level names are loaded lazily (PEP 562), so ``from lsadyn.paper.cases2d.plan import ...`` imports only
 what that module needs (the pipeline tracks those imports as job inputs).
 See each module's docstring for the equation it implements.
 """

@@ -32,7 +32,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
-from lsadyn.paper.persistence import RATE_TOL, kept_undetermined, period_comparison, settled_mask
+from lsadyn.paper.persistence.summary import RATE_TOL, kept_undetermined, period_comparison, settled_mask
 from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, panel_letter, save_figure, style
 
 if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow

@@ -33,7 +33,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
 
 from lsadyn.paper.plotting import OKABE_ITO, REGIME_STYLE, save_figure, style
-from lsadyn.paper.robustness_summary import kept_fractions, thresholds, with_reference
+from lsadyn.paper.robustness.summary import kept_fractions, thresholds, with_reference
 
 if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake

@@ -23,7 +23,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsadyn.paper.movie_frames import BlittedPillowWriter, circle_frames, gif_html_page, sphere_frames, token_colours
+from lsadyn.paper.movies.frames import BlittedPillowWriter, circle_frames, gif_html_page, sphere_frames, token_colours
 from lsadyn.paper.plotting import style
 from lsadyn_workflow.io import atomic_path, load_arrays
 

@@ -1,7 +1,7 @@
 rule highdim_run:
     """One d-dimensional scenario, every model, each run with its convergence check at tighter tolerances (claim C7)."""
     input:
-        sphere_kernels="results/sim/sphere_kernels_compiled.txt",  # compiled d > 2 kernels (lsadyn.compiled_sphere)
+        sphere_kernels="results/sim/sphere_kernels_compiled.txt",  # compiled d > 2 kernels (lsadyn.fields.kernels)
         lib=lib_inputs("workflow/scripts/highdim_run.py"),
     output:
         table="results/highdim/{scenario}.csv",

@@ -1,13 +1,13 @@
 # numba kernels compiled once per machine (into the shared cache of lsadyn._kernel_cache) before the jobs that use
 # them run in parallel; first in line (priority), since most jobs wait for them.
 
-# parts of lsadyn.compiled2d.warm_up compiled by each compile_kernel_part job: two jobs of ~5-9 s of CPU that run in
+# parts of lsadyn.solvers.phase_points.warm_up compiled by each compile_kernel_part job: two jobs of ~5-9 s of CPU that run in
 # parallel (the stage passes; the other callees of the driver with the OA/WS kernels), then compile_kernels
 KERNEL_JOBS = {"stages": ["stages"], "dense_small": ["dense", "small"]}
 
 
 rule compile_kernel_part:
-    """Independent parts of the d = 2 kernels (lsadyn.compiled2d.WARM_UP_PARTS), compiled in parallel jobs; then
+    """Independent parts of the d = 2 kernels (lsadyn.solvers.phase_points.WARM_UP_PARTS), compiled in parallel jobs; then
     compile_kernels links them into the driver."""
     input:
         lib=lib_inputs("workflow/scripts/compile_kernels.py"),
@@ -55,7 +55,7 @@ rule compile_kernels:
 
 
 rule compile_bl_kernels:
-    """The d_BL kernels (lsadyn.bl), compiled once before the stability jobs that use them (each would compile them
+    """The d_BL kernels (lsadyn.distances), compiled once before the stability jobs that use them (each would compile them
     otherwise); after the d = 2 parts (priority), which the stability jobs wait for too.
     """
     input:
@@ -76,7 +76,7 @@ rule compile_bl_kernels:
 
 
 rule compile_sphere_kernels:
-    """The d > 2 integrators' kernels (lsadyn.compiled_sphere), compiled once before the highdim, persistence,
+    """The d > 2 integrators' kernels (lsadyn.fields.kernels), compiled once before the highdim, persistence,
     robustness and movie jobs that use them (each would compile them otherwise); after the d = 2 parts (priority).
     """
     input:

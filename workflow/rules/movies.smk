@@ -12,7 +12,7 @@ wildcard_constraints:
 rule movie_tokens:
     """Token trajectories X(t) of one movie scenario in d = 2 and d = 3 (LSA, seeded)."""
     input:
-        sphere_kernels="results/sim/sphere_kernels_compiled.txt",  # compiled d > 2 kernels (lsadyn.compiled_sphere)
+        sphere_kernels="results/sim/sphere_kernels_compiled.txt",  # compiled d > 2 kernels (lsadyn.fields.kernels)
         lib=lib_inputs("workflow/scripts/movie_tokens.py"),
     output:
         "results/movies/{movie}.npz",

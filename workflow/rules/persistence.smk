@@ -1,6 +1,6 @@
 # Issue 12: persistence of the d = 2 behaviours across d, random weights and beta (lsadyn.paper.persistence).
 # One job per chunk of the run plan; the runs of one size inside a chunk are integrated together.
-from lsadyn.paper.persistence import chunk_jobs, scenario_set
+from lsadyn.paper.persistence.plan import chunk_jobs, scenario_set
 from lsadyn_workflow.job_params import chunk_params
 
 PERSIST_SCENARIOS = scenario_set(
@@ -24,7 +24,7 @@ wildcard_constraints:
 rule persistence_chunk:
     """One chunk of the persistence runs (dimension sweep, random weights, beta sweep)."""
     input:
-        sphere_kernels="results/sim/sphere_kernels_compiled.txt",  # compiled d > 2 kernels (lsadyn.compiled_sphere)
+        sphere_kernels="results/sim/sphere_kernels_compiled.txt",  # compiled d > 2 kernels (lsadyn.fields.kernels)
         lib=lib_inputs("workflow/scripts/persistence_chunk.py"),
     output:
         "results/persistence/chunk_{chunk}.csv",

@@ -1,7 +1,7 @@
 # Claim C8 (beyond the paper): the regimes of the embedded highdim scenarios under random weight
 # perturbations and b-bit quantisation (lsadyn.paper.robustness). One job per chunk of runs.
-from lsadyn.paper.persistence import saddle_node_pair
-from lsadyn.paper.robustness_plan import chunk_jobs as robustness_chunk_jobs
+from lsadyn.paper.persistence.plan import saddle_node_pair
+from lsadyn.paper.robustness.plan import chunk_jobs as robustness_chunk_jobs
 from lsadyn_workflow.job_params import chunk_params
 
 ROBUSTNESS_CHUNKS = list(range(config["robustness"]["chunks"]))
@@ -37,7 +37,7 @@ rule robustness_chunk:
     """
     input:
         kernels="results/sim/kernels_compiled.txt",
-        sphere_kernels="results/sim/sphere_kernels_compiled.txt",  # compiled d > 2 kernels (lsadyn.compiled_sphere)
+        sphere_kernels="results/sim/sphere_kernels_compiled.txt",  # compiled d > 2 kernels (lsadyn.fields.kernels)
         lib=lib_inputs("workflow/scripts/robustness_chunk.py"),
     output:
         "results/robustness/chunk_{chunk}.csv",

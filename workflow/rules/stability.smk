@@ -2,7 +2,7 @@ rule stability_run:
     """Every perturbation family and strength for one (A, V) (claim C6)."""
     input:
         kernels="results/sim/kernels_compiled.txt",  # compiled d = 2 token runs (lsadyn.api.token_r2_batch)
-        bl_kernels="results/stability/bl_kernels_compiled.txt",  # compiled d_BL (lsadyn.bl)
+        bl_kernels="results/stability/bl_kernels_compiled.txt",  # compiled d_BL (lsadyn.distances)
         lib=lib_inputs("workflow/scripts/stability_run.py"),
     output:
         "results/stability/{regime}.csv",

@@ -1,7 +1,7 @@
 """Glue: threshold bracket and square-root law of the saddle-node sweep."""
 
 from lsadyn_workflow.io import load_table, setup_log, write_csv
-from lsadyn.paper.study import bifurcation_summary
+from lsadyn.paper.cases2d.summary import bifurcation_summary
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake

@@ -3,7 +3,7 @@
 import numpy as np
 from lsadyn_workflow.io import setup_log, write_npz
 
-from lsadyn.paper.study import case4_orbits
+from lsadyn.paper.cases2d.runs import case4_orbits
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake

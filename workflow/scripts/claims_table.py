@@ -12,7 +12,7 @@ from lsadyn.paper.claims import (
                                  claims_stability,
                                  claims_table,
 )
-from lsadyn.paper.persistence import claim_rows as persistence_claim_rows
+from lsadyn.paper.persistence.summary import claim_rows as persistence_claim_rows
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake

@@ -1,11 +1,12 @@
-"""Glue: compile the d_BL numba kernels of lsadyn.bl (into the shared, content-keyed cache of lsadyn._kernel_cache)
-once, before the stability jobs that use them run in parallel (each would otherwise compile them)."""
+"""Glue: compile the d_BL numba kernels of lsadyn.distances (into the shared, content-keyed cache of
+lsadyn._kernel_cache) once, before the stability jobs that use them run in parallel (each would otherwise compile
+them)."""
 
 import time
 
 from lsadyn_workflow.io import atomic_path, setup_log
 
-from lsadyn import bl
+from lsadyn import distances
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake
@@ -14,9 +15,9 @@ if "snakemake" not in globals():  # run on its own: the job's values from the wo
 sm = snakemake
 log = setup_log(sm.log[0])
 t0 = time.perf_counter()
-bl.warm_up()
+distances.warm_up()
 seconds = time.perf_counter() - t0
-misses = sum(sum(k.stats.cache_misses.values()) for k in (bl._cycle_max, bl._chain_value))
+misses = sum(sum(k.stats.cache_misses.values()) for k in (distances._cycle_max, distances._chain_value))
 how = "compiled" if misses else "loaded from the cache"
 log.info("d_BL kernels %s in %.1f s", how, seconds)
 with atomic_path(sm.output[0]) as tmp, open(tmp, "w") as fh:

@@ -1,6 +1,6 @@
 """Glue: compile the d = 2 numba kernels (into the shared, content-keyed cache of lsadyn._kernel_cache) before the
 jobs that use them run in parallel. Rule ``compile_kernel_part`` compiles independent parts of
-:func:`lsadyn.compiled2d.warm_up` (``params.parts``; such jobs run in parallel); rule ``compile_kernels`` then
+:func:`lsadyn.solvers.phase_points.warm_up` (``params.parts``; such jobs run in parallel); rule ``compile_kernels`` then
 compiles the driver, which links the parts' cached code, and writes the summary: whether the kernels were compiled
 in this build or loaded from the machine's cache, and how long each job took (benchmarks/bench_pipeline.py
 reports it)."""
@@ -11,8 +11,8 @@ import time
 from lsadyn_workflow.io import atomic_path, load_json_record, setup_log
 from numba.core.registry import CPUDispatcher
 
-from lsadyn import _dop853_stages, compiled2d
 from lsadyn._kernel_cache import cache_dir
+from lsadyn.solvers import _dop853_stages, phase_points
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake
@@ -22,11 +22,11 @@ sm = snakemake
 log = setup_log(sm.log[0])
 parts = list(sm.params.parts)
 part = "+".join(parts)
-kernels = [k for mod in (compiled2d, _dop853_stages) for k in vars(mod).values() if isinstance(k, CPUDispatcher)]
+kernels = [k for mod in (phase_points, _dop853_stages) for k in vars(mod).values() if isinstance(k, CPUDispatcher)]
 kernels = list({id(k): k for k in kernels}.values())
 before = {id(k): (sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values())) for k in kernels}
 t0 = time.perf_counter()
-compiled2d.warm_up(parts)
+phase_points.warm_up(parts)
 seconds = time.perf_counter() - t0
 # counted over warm_up only
 hits = sum(sum(k.stats.cache_hits.values()) - before[id(k)][0] for k in kernels)

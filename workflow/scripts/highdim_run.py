@@ -6,9 +6,9 @@ import pandas as pd
 from lsadyn_workflow.io import setup_log, write_csv, write_npz
 from lsadyn_workflow.jobs import blas_threads, limit_threads
 
-from lsadyn.metrics import r_change_last_quarter, r_settled
-from lsadyn.paper.highdim import checked_run, embed_scenario, end_shape
-from lsadyn.paper.horizons import run_horizon, samples_for
+from lsadyn.observers import r_change_last_quarter, r_settled
+from lsadyn.paper.highdim.plan import embed_scenario, run_horizon, samples_for
+from lsadyn.paper.highdim.runs import checked_run, end_shape
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake

@@ -1,7 +1,7 @@
 """Glue: token trajectories of one movie scenario in d = 2 and d = 3 (saved for the movie notebook)."""
 
 from lsadyn_workflow.io import setup_log, write_npz
-from lsadyn.paper.movies import token_movie_run
+from lsadyn.paper.movies.runs import token_movie_run
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake

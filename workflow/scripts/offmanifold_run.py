@@ -4,8 +4,9 @@ import numpy as np
 import pandas as pd
 from lsadyn_workflow.io import setup_log, write_csv, write_npz
 
-from lsadyn.paper.offmanifold import amplitude_per_distance, offmanifold_sweep
-from lsadyn.regimes import RegimeTolerances
+from lsadyn.paper.offmanifold.runs import offmanifold_sweep
+from lsadyn.paper.offmanifold.summary import amplitude_per_distance
+from lsadyn.regimes.classify import RegimeTolerances
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake

@@ -3,7 +3,7 @@
 from lsadyn_workflow.io import setup_log, write_csv
 from lsadyn_workflow.job_params import param_frame
 from lsadyn_workflow.jobs import limit_threads
-from lsadyn.paper.persistence_run import run_chunk
+from lsadyn.paper.persistence.runs import run_chunk
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake
@@ -12,7 +12,7 @@ if "snakemake" not in globals():  # run on its own: the job's values from the wo
 sm = snakemake
 log = setup_log(sm.log[0])
 limit_threads(sm.threads)
-job = sm.params.job  # this chunk's runs and what they read (lsadyn.paper.persistence.chunk_jobs)
+job = sm.params.job  # this chunk's runs and what they read (lsadyn.paper.persistence.plan.chunk_jobs)
 runs = param_frame(job["runs"], "params.job.runs")
 log.info("chunk %s: %d runs (%s)", sm.wildcards.chunk, len(runs),
          ", ".join(f"{s} {m} d={d}" for (s, m, d), _ in runs.groupby(["study", "model", "d"], sort=False)))

@@ -3,7 +3,7 @@
 from lsadyn_workflow.io import setup_log, write_csv
 from lsadyn_workflow.job_params import param_frame
 from lsadyn_workflow.jobs import blas_threads, limit_threads
-from lsadyn.paper.robustness import run_chunk
+from lsadyn.paper.robustness.runs import run_chunk
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake
@@ -13,7 +13,7 @@ sm = snakemake
 log = setup_log(sm.log[0])
 log.info("BLAS threads: %d from the job environment, %d in force (rule threads: %d)", blas_threads(),
          limit_threads(sm.threads), sm.threads)
-job = sm.params.job  # this chunk's runs and what they read (lsadyn.paper.robustness.chunk_jobs)
+job = sm.params.job  # this chunk's runs and what they read (lsadyn.paper.robustness.plan.chunk_jobs)
 part = param_frame(job["runs"], "params.job.runs")
 log.info("chunk %s: %d runs, %d batches", sm.wildcards.chunk, len(part), part.batch.nunique())
 table = run_chunk(part, job["scenarios"], beta=job["beta"], horizon=job["horizon"], n_samples=job["n_samples"],

@@ -4,7 +4,8 @@ found (results/sim/{case}_traj.npz)."""
 
 from lsadyn_workflow.io import load_table, setup_log, write_csv, write_npz
 from lsadyn_workflow.jobs import limit_threads
-from lsadyn.paper.study import build_case, classify_points, representative_trajectories
+from lsadyn.paper.cases2d.plan import build_case
+from lsadyn.paper.cases2d.runs import classify_points, representative_trajectories
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake

@@ -3,7 +3,7 @@
 import pandas as pd
 from lsadyn_workflow.io import setup_log, write_csv
 
-from lsadyn.paper.stability import stability_sweep
+from lsadyn.paper.stability.runs import stability_sweep
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake

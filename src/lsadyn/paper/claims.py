@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .cases import case1_oa_prediction, matches, matrices
-from .claim_row import COLUMNS, counts_text
-from .claim_row import claim_row as _row
-from .persistence import kept_undetermined
+from .cases2d.plan import case1_oa_prediction, matches, matrices
+from .persistence.summary import kept_undetermined
+from .rows import COLUMNS, counts_text
+from .rows import claim_row as _row
 
 #: what a C7 row's note says of a run whose r(t) had not settled at t_max
 UNSETTLED_NOTE = "; r(t) still changing at t_max: a transient, undetermined (not counted as agreeing)"
@@ -361,7 +361,7 @@ def claims_stability(st: pd.DataFrame, eps_small: float, floor: float = 1e-6) ->
 def claims_robustness(robustness: pd.DataFrame) -> list[dict]:
     """C8 rows (beyond the paper, informational): :func:`lsadyn.paper.robustness.claim_rows` of
     results/tables/robustness.csv."""
-    from .robustness import claim_rows
+    from .robustness.summary import claim_rows
 
     return claim_rows(robustness)
 

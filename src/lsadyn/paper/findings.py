@@ -211,7 +211,7 @@ def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]
 
 def robustness_numbers(rb: pd.DataFrame) -> list[tuple[str, pd.DataFrame | str]]:
     """C8: the stage's paragraph and its thresholds per (scenario, d, model), from results/tables/robustness.csv."""
-    from .robustness import findings_text, thresholds
+    from .robustness.summary import findings_text, thresholds
 
     th = thresholds(rb)
     t = th[["scenario", "d", "model", "reference", "delta_first_change", "delta_all_kept", "bits_needed",
@@ -229,7 +229,7 @@ def persistence_section(table: pd.DataFrame | None) -> str:
     """The persistence stage's paragraph, computed from results/tables/persistence.csv."""
     if table is None or not len(table):
         return ""
-    from .persistence import findings_paragraph
+    from .persistence.summary import findings_paragraph
 
     return findings_paragraph(table)
 

@@ -1,5 +1,6 @@
-"""One row of the claims table (results/tables/claims.csv), shared by the claims module and the stages
-that contribute rows (persistence, robustness) without those stages' jobs depending on the claims module."""
+"""One row of the claims table (results/tables/claims.csv): the columns and the row builder shared by
+:mod:`lsadyn.paper.claims` and the stages' summaries that contribute rows (persistence, robustness). It sits below
+them all (pandas only, imports nothing of the study), so a stage never imports the claims module."""
 
 from __future__ import annotations
 

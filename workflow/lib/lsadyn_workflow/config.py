@@ -178,14 +178,14 @@ def _check_ranges(config: dict) -> None:
 
 def _check_persistence(config: dict) -> None:
     """persistence.dimension and persistence.beta_sweep: their scenarios exist, and each settle_horizon entry names
-    one of the study's scenarios and lengthens its run (:func:`lsadyn.paper.persistence.settle_horizons`,
-    :func:`~lsadyn.paper.persistence.beta_settle_horizons`), checked here so that a mistake is one line before
+    one of the study's scenarios and lengthens its run (:func:`lsadyn.paper.persistence.plan.settle_horizons`,
+    :func:`~lsadyn.paper.persistence.plan.beta_settle_horizons`), checked here so that a mistake is one line before
     the rules are parsed (the persistence rules plan their chunks from these keys)."""
     pc = config.get("persistence")
     hd = config.get("highdim", {}).get("scenarios")
     if not pc or hd is None or "saddle_node" not in pc or "bifurcation" not in config:
         return  # what is missing is the schema's to report
-    from lsadyn.paper.persistence import beta_settle_horizons, scenario_set, settle_horizons
+    from lsadyn.paper.persistence.plan import beta_settle_horizons, scenario_set, settle_horizons
 
     bif, sn = config["bifurcation"], pc["saddle_node"]
     if not all(k in bif for k in ("a", "s")) or not all(k in sn for k in ("delta", "rest_A", "rest_V", "horizon")):
@@ -207,8 +207,8 @@ def _check_robustness(config: dict) -> None:
     rb = config.get("robustness", {})
     known = dict(config.get("highdim", {}).get("scenarios", {}))
     sn = config.get("persistence", {}).get("saddle_node")
-    if sn:  # the saddle-node pair (lsadyn.paper.persistence.saddle_node_pair)
-        from lsadyn.paper.persistence import saddle_node_pair
+    if sn:  # the saddle-node pair (lsadyn.paper.persistence.plan.saddle_node_pair)
+        from lsadyn.paper.persistence.plan import saddle_node_pair
 
         bif = config.get("bifurcation", {})
         known.update(saddle_node_pair(bif.get("a", 1.0), bif.get("s", 0.5), sn["delta"], sn["rest_A"], sn["rest_V"],

@@ -370,7 +370,7 @@ TABLES = {
         finite_unless_undetermined=(("regime", ("r_final", "r_min", "r_max", "r_mean", "rate", "mean_token_norm",
                                                 "majority")),),
         labels=("regime",), integer=("run_id", "d", "seed", "n_tokens"), boolean=("settled",)),
-    "bifurcation_fit": TableSpec(  # lsadyn.paper.study.bifurcation_summary
+    "bifurcation_fit": TableSpec(  # lsadyn.paper.cases2d.summary.bifurcation_summary
         numeric=("mu_c_theory", "mu_converge_max", "mu_rotate_min", "fit_exponent", "fit_prefactor", "theory_exponent",
                  "theory_prefactor", "exact_law_fit_exponent", "exact_law_fit_prefactor", "fit_dmu_min", "fit_dmu_max",
                  "period_max_rel_err"),
@@ -382,7 +382,7 @@ TABLES = {
 
 
 def _labels():
-    from lsadyn.regimes import LABELS
+    from lsadyn.regimes.classify import LABELS
 
     return set(LABELS)
 

@@ -2,7 +2,7 @@
 
 Snakemake reruns a job whose params changed since its output was written. A chunked stage (persistence,
 robustness) passes each chunk its own runs, and only the settings they read, as params
-(``chunk_jobs`` of :mod:`lsadyn.paper.persistence` and :mod:`lsadyn.paper.robustness_plan`: each chunk's runs as a
+(``chunk_jobs`` of :mod:`lsadyn.paper.persistence.plan` and :mod:`lsadyn.paper.robustness.plan`: each chunk's runs as a
 DataFrame, :func:`chunk_params` turns them into plain values), so a config edit reruns exactly the chunks whose runs
 it changes, instead of every chunk of the stage (as passing the stage's whole config section did). Imported when
 the Snakefile is parsed: kept light (pandas only, on use).

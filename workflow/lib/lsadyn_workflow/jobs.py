@@ -9,7 +9,8 @@ executor that drops it) and returns the pool size actually in force, which the s
 
 from __future__ import annotations
 
-from lsadyn.integrate import thread_pools  # the process's pools, found once (each search: ~5 ms per call in a job)
+# the process's pools, found once (each search: ~5 ms per call in a job)
+from lsadyn.solvers.integrate import thread_pools
 
 
 def limit_threads(threads) -> int:

@@ -7,7 +7,7 @@ expected value from the formulas (so the file cannot drift from the derivation),
 Closed forms (β multiplies every rate; τ-free):
 
 * V = I: :math:`\dot R = \frac\beta4(1-|R|^2)(p + \lambda R)`, p = (a11 − a22) + i(a12 + a21),
-  λ = tr A + i(a12 − a21); interior point R* = −p/λ iff det A > 0 (see :mod:`lsadyn.paper.cases`);
+  λ = tr A + i(a12 − a21); interior point R* = −p/λ iff det A > 0 (see :mod:`lsadyn.paper.cases2d.plan`);
   centre (tr A = 0 < det A, 2|R*| < 1): period :math:`T = 8\pi/(\beta|\omega|\sqrt{1-4|R^*|^2})`,
   ω = a12 − a21 (orbit through R = 0).
 * A = I, V symmetric with eigenvalues l1 ≥ l2: λmax < 0 ⇒ interior point |R*| = (l1 − l2)/|l1 + l2|.
@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .cases import ENTRIES, case1_oa_prediction, case4_prediction_corrected
+from .plan import ENTRIES, case1_oa_prediction, case4_prediction_corrected
 
-KNOWN_CASES_CSV = Path(__file__).resolve().parents[3] / "tests" / "known_cases.csv"
+KNOWN_CASES_CSV = Path(__file__).resolve().parents[4] / "tests" / "known_cases.csv"
 COLUMNS = ["case", "family", *ENTRIES, "beta", "expected", "abs_R2", "rate", "period", "slow", "token_label"]
 J = np.array([[0.0, -1.0], [1.0, 0.0]])
 
@@ -187,7 +187,7 @@ def run_known_cases(df: pd.DataFrame, n_tokens: int = 400, seed: int = 0, method
     n tokens from i.i.d. angles (:func:`lsadyn.simulate_regime`); one row per case with the labels, the
     physical time at which each decided (``details['t_decide']`` when the decision procedure reports it,
     else the horizon used) and the wall time."""
-    from .. import predict_regime, simulate_regime, ws_regime
+    from ... import predict_regime, simulate_regime, ws_regime
 
     run = {"oa": lambda A, V, b: predict_regime(A, V, b),
            "ws": lambda A, V, b: ws_regime(A, V, b, n=n_tokens, seed=seed),

@@ -1,5 +1,6 @@
-r"""Parameter families of the d = 2 study (cases 1–4, the saddle-node family) and the
-closed-form predictions each is tested against (SCIENCE.md §3).
+r"""Plan of the d = 2 study: the parameter families (cases 1–4, the saddle-node family), a case's parameter frame
+from its config section (:func:`build_case`), and the closed-form predictions each is tested against
+(SCIENCE.md §3). numpy and pandas only.
 
 Every sampler returns a :class:`pandas.DataFrame` with one row per parameter point: the
 entries ``a11..a22``, ``v11..v22``, ``beta``, the case's own coordinates, and
@@ -25,7 +26,7 @@ Closed forms used (derived here, each checked against simulations by the tests):
   :math:`\dot\varphi = \beta\mu\,[(1+\sigma) + (1-\sigma)\cos\varphi]`: fixed points iff σ ≤ 0 or μ = 0;
   otherwise a rotation with mean rate :math:`2\beta\mu\sqrt\sigma` (when the circle attracts).
 * Case 4, :math:`A = I`, :math:`V = [[v_{11}, v_{12}], [-v_{12}, -v_{11}]]`: conserved
-  :math:`\mathcal H` (:func:`lsadyn.kuramoto.case4_hamiltonian`); an interior centre, hence closed
+  :math:`\mathcal H` (:func:`lsadyn.reductions.kuramoto.case4_hamiltonian`); an interior centre, hence closed
   orbits for every interior start, iff :math:`|v_{11}| < |v_{12}|`.
 * Saddle-node family, :math:`A = I`, :math:`V = [[a+s, -\mu], [\mu, a-s]]`: on the circle
   :math:`\dot\varphi = 2\beta(\mu - s\sin\varphi)` (Adler; from the OA ODE at :math:`R_2 = e^{i\varphi}`), threshold :math:`\mu_c = s`, rotation
@@ -241,3 +242,28 @@ def bifurcation_bracket(mu, labels):
 def matches(label: str, prediction: str) -> bool:
     """Does ``label`` satisfy a prediction such as 'cluster_converge|cluster_rotate'?"""
     return bool(prediction) and label in prediction.split("|")
+
+
+#: Seed offsets: the seed of case k is ``config['seed'] + SEED_OFFSET[k]``.
+SEED_OFFSET = {"case1": 1, "case2": 2, "case3": 3, "case4": 4, "bifurcation": 5}
+CASES = tuple(SEED_OFFSET)
+
+
+def build_case(case: str, cfg: dict, seed: int, beta: float) -> pd.DataFrame:
+    """Parameter frame of ``case`` from its config section (see workflow/schemas)."""
+    s = seed + SEED_OFFSET[case]
+    if case == "case1":
+        return sample_case1(cfg["n_random"], cfg["n_boundary"], cfg["scale"], beta, s)
+    if case == "case2":
+        return sample_case2(cfg["n_random"], cfg["n_boundary"], cfg["lam_min"], cfg["lam_max"], beta, s)
+    if case == "case3":
+        return grid_case3((cfg["sigma_min"], cfg["sigma_max"]), (cfg["mu_min"], cfg["mu_max"]), cfg["n_sigma"],
+                          cfg["n_mu"], beta)
+    if case == "case4":
+        return grid_case4((cfg["v11_min"], cfg["v11_max"]), (cfg["v12_min"], cfg["v12_max"]), cfg["n_v11"],
+                          cfg["n_v12"], beta)
+    if case == "bifurcation":
+        return family_saddle_node(cfg["a"], cfg["s"], (cfg["mu_min"], cfg["mu_max"]), cfg["n_mu"], beta,
+                                  cfg["n_near"], (cfg["near_min"], cfg["near_max"]))
+    raise ValueError(f"case: unknown case {case!r}; choose one of {CASES}")
+

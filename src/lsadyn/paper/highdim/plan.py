@@ -1,14 +1,18 @@
-"""How long a study's run lasts and how many output times it records: pure functions of the config, free of the
-integrators (the Snakefile's rules read them through :mod:`lsadyn.paper.persistence` while Snakemake parses the
-workflow; :mod:`lsadyn.paper.highdim` imports scipy and numba)."""
+r"""Plan of the high-dimensional stage: a scenario's (A, V) in d dimensions (:func:`embed_scenario`:
+:math:`A = \mathrm{diag}(A_2, a_\perp I_{d-2}) + \tfrac{\nu}{\sqrt d} G_A`, the same for V), how long a run lasts and
+how many output times it records. Pure functions of the config (numpy only), free of the integrators: the Snakefile's
+rules read them through :mod:`lsadyn.paper.persistence.plan` while Snakemake parses the workflow, and the
+persistence, robustness and movie runs embed their scenarios with :func:`embed_scenario`."""
 
 from __future__ import annotations
+
+import numpy as np
 
 
 def run_horizon(scenario: dict, model: str) -> float:
     """Integration time (units of τ) of one model's run of a config ``highdim.scenarios`` entry: its
     ``settle_horizon[model]`` where given (runs whose r(t) needs longer than ``horizon`` to settle; ``horizon``
-    stays the base horizon other studies read, e.g. :mod:`lsadyn.paper.persistence`), else ``horizon`` (also when
+    stays the base horizon other studies read, e.g. :mod:`lsadyn.paper.persistence.plan`), else ``horizon`` (also when
     ``settle_horizon`` is null: how an override config such as quick.yaml drops the paper's)."""
     return float((scenario.get("settle_horizon") or {}).get(model, scenario["horizon"]))
 
@@ -19,3 +23,18 @@ def samples_for(horizon: float, base_horizon: float, n_samples: int) -> int:
     if not horizon > 0 or not base_horizon > 0:
         raise ValueError(f"horizon: must be > 0, got {horizon!r} (base {base_horizon!r})")
     return round((int(n_samples) - 1) * float(horizon) / float(base_horizon)) + 1
+
+
+def embed_scenario(A2, V2, d: int, rest_A: float, rest_V: float, noise: float = 0.0, seed: int = 0):
+    """(A, V) of shape (d, d) from 2×2 blocks, complement scalings and seeded noise (see the module doc and
+    :mod:`lsadyn.paper.highdim.runs`)."""
+    rng = np.random.default_rng(seed)
+    A = np.eye(d) * rest_A
+    V = np.eye(d) * rest_V
+    A[:2, :2] = np.asarray(A2, dtype=float)
+    V[:2, :2] = np.asarray(V2, dtype=float)
+    if noise:
+        A = A + noise / np.sqrt(d) * rng.standard_normal((d, d))
+        V = V + noise / np.sqrt(d) * rng.standard_normal((d, d))
+    return A, V
+

@@ -1,8 +1,9 @@
-r"""High-dimensional experiments (claim C7): d = 2 matrices embedded in d dimensions, n tokens
+r"""Runs of the high-dimensional stage (claim C7): d = 2 matrices embedded in d dimensions, n tokens
 uniform on :math:`S^{d-1}`, LSA and USA with the same seeds.
 
-A scenario embeds a 2×2 block (A₂, V₂) in the first two coordinates and puts ``rest_A``·I,
-``rest_V``·I on the complement, plus optional Gaussian noise of size ``noise``/√d:
+A scenario (:func:`lsadyn.paper.highdim.plan.embed_scenario`) embeds a 2×2 block (A₂, V₂) in the first two
+coordinates and puts ``rest_A``·I, ``rest_V``·I on the complement, plus optional Gaussian noise of size
+``noise``/√d:
 
 .. math:: A = \mathrm{diag}(A_2, a_\perp I_{d-2}) + \tfrac{\nu}{\sqrt d} G_A,\quad
           V = \mathrm{diag}(V_2, v_\perp I_{d-2}) + \tfrac{\nu}{\sqrt d} G_V .
@@ -12,10 +13,10 @@ the plane, mass concentrates in the plane and the d = 2 behaviour of (A₂, V₂
 
 Observables: :math:`r(t) = (d\lambda_{max}(M) - 1)/(d-1)`, the angle swept by the leading axis of
 M, histograms of pairwise inner products at a few times, |mean token| and the cluster shape of the final
-state (:func:`lsadyn.metrics.cluster_shape`: one cluster or an antipodal pair). An r below the noise floor of
-i.i.d. uniform tokens (:func:`lsadyn.metrics.r_noise_floor`) counts as an interior (unclustered) state.
+state (:func:`lsadyn.observers.cluster_shape`: one cluster or an antipodal pair). An r below the noise floor of
+i.i.d. uniform tokens (:func:`lsadyn.observers.r_noise_floor`) counts as an interior (unclustered) state.
 
-Runs use the adaptive DOP853 sphere stepper (:mod:`lsadyn.sphere_integrate`) at tolerances ``rtol``/``atol``;
+Runs use the adaptive DOP853 sphere stepper (:mod:`lsadyn.solvers.dop853`) at tolerances ``rtol``/``atol``;
 each is repeated (same seed) at tolerances tighter by a factor ``check_tighten`` (:func:`checked_run`) and
 the two must agree in regime, r and rotation rate (:func:`convergence_check`): a check that the reported
 limits do not depend on the integration error.
@@ -28,25 +29,13 @@ import time
 
 import numpy as np
 
-from ..api import time_scale
-from ..decide import window_tolerances
-from ..dynamics import attention, field_for
-from ..integrate import integrate_sphere, uniform_sphere
-from ..metrics import axis_observer, cluster_shape, mean_token_norm, pseudo_r2, r_noise_floor
-from ..regimes import RegimeTolerances, classify_r2_trajectory
-
-
-def embed_scenario(A2, V2, d: int, rest_A: float, rest_V: float, noise: float = 0.0, seed: int = 0):
-    """(A, V) of shape (d, d) from 2×2 blocks, complement scalings and seeded noise (see module doc)."""
-    rng = np.random.default_rng(seed)
-    A = np.eye(d) * rest_A
-    V = np.eye(d) * rest_V
-    A[:2, :2] = np.asarray(A2, dtype=float)
-    V[:2, :2] = np.asarray(V2, dtype=float)
-    if noise:
-        A = A + noise / np.sqrt(d) * rng.standard_normal((d, d))
-        V = V + noise / np.sqrt(d) * rng.standard_normal((d, d))
-    return A, V
+from ...api import time_scale
+from ...fields.attention import attention, field_for
+from ...observers import axis_observer, cluster_shape, mean_token_norm, pseudo_r2, r_noise_floor
+from ...regimes.classify import RegimeTolerances, classify_r2_trajectory
+from ...regimes.decision import window_tolerances
+from ...sampling import uniform_sphere
+from ...solvers.integrate import integrate_sphere
 
 
 def inner_product_histogram(X, bins):
@@ -61,7 +50,7 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
     """Integrate one (A, V, model) from n seeded uniform tokens and classify; returns a dict of
     observables and limit values.
 
-    The run is the adaptive DOP853 sphere stepper (:func:`lsadyn.integrate.integrate_sphere`,
+    The run is the adaptive DOP853 sphere stepper (:func:`lsadyn.solvers.integrate.integrate_sphere`,
     ``method="DOP853"``, tolerances ``rtol``/``atol``, one BLAS thread for n ≤ 2000) to ``horizon``·τ,
     observed at ``n_samples`` equally spaced times: r(t) and the leading axis of M (the classified signal
     r e^{2iφ}), and at ``n_snapshots`` of those times the histogram of pairwise inner products.
@@ -112,7 +101,7 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
 
 
 def end_shape(regime: str, shape: str) -> str:
-    """The cluster shape a table reports for a run: the final state's shape (:func:`lsadyn.metrics.cluster_shape`)
+    """The cluster shape a table reports for a run: the final state's shape (:func:`lsadyn.observers.cluster_shape`)
     when the run reached a regime, ``""`` (not determined) for an ``undetermined`` run, which has no end state
     yet (its momentary shape is not a limit)."""
     return "" if regime == "undetermined" else shape

@@ -1,9 +1,9 @@
 """Token trajectories for the movies (one per regime, d = 2 on the circle and d = 3 on S²).
 :func:`token_movie_run` simulates (called by the movie_tokens rule); the movie notebook only reads
-its arrays and draws them with :mod:`lsadyn.paper.movie_frames`.
+its arrays and draws them with :mod:`lsadyn.paper.movies.frames`.
 
 A scenario is a d = 2 pair (A₂, V₂) embedded in d dimensions as A = diag(A₂, rest_A I),
-V = diag(V₂, rest_V I) (:func:`lsadyn.paper.highdim.embed_scenario`), LSA field, n tokens i.i.d.
+V = diag(V₂, rest_V I) (:func:`lsadyn.paper.highdim.plan.embed_scenario`), LSA field, n tokens i.i.d.
 uniform on S^{d−1} from the seed; times in units of τ = 1/(β‖A‖₂‖V‖₂).
 """
 
@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..api import time_scale
-from ..dynamics import attention, lsa_field
-from ..integrate import integrate_sphere, uniform_sphere
-from ..metrics import leading_axis, order_parameter_r, order_parameter_r2_tokens
-from .highdim import embed_scenario
+from ...api import time_scale
+from ...fields.attention import attention, lsa_field
+from ...observers import leading_axis, order_parameter_r, order_parameter_r2_tokens
+from ...sampling import uniform_sphere
+from ...solvers.integrate import integrate_sphere
+from ..highdim.plan import embed_scenario
 
 
 def token_movie_run(A2, V2, d: int, rest_A: float, rest_V: float, beta: float, n: int, seed: int,

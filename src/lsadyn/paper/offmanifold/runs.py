@@ -1,10 +1,10 @@
-r"""Off the OA manifold: tokens that keep moving about an OA interior fixed point (SCIENCE.md §5).
+r"""Runs of the off-manifold stage: tokens that keep moving about an OA interior fixed point (SCIENCE.md §5).
 
 The d = 2 dynamics moves the doubled phases :math:`z_k = e^{2i\theta_k}` by Möbius maps only, so a
-population's distance from the OA manifold, :math:`D` (:func:`lsadyn.metrics.oa_manifold_distance`),
+population's distance from the OA manifold, :math:`D` (:func:`lsadyn.observers.oa_manifold_distance`),
 is a constant of motion. Where the OA ODE converges to an interior point (V = I, sym(A) negative
 definite), a population at D > 0 cannot converge to the OA state: |R₂| keeps oscillating. This stage
-measures the oscillation's peak-to-peak amplitude against D
+measures the oscillation's peak-to-peak amplitude against D (starts: :mod:`lsadyn.paper.offmanifold.plan`)
 
 * at a fixed off-manifold density :math:`\propto 1 + \varepsilon\cos 2\xi` in ξ = 2θ (D = ε/4 for every
   n; stratified quantiles with a seeded phase), for several n: the amplitude depends on ε, not on n;
@@ -15,21 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..api import integrate_oa, time_scale, token_r2_batch
-from ..integrate import uniform_angles
-from ..metrics import oa_manifold_distance
-from ..regimes import RegimeTolerances, classify_r2_trajectory
-
-
-def density_angles(eps: float, n: int, phase: float = 0.0) -> np.ndarray:
-    r"""n angles θ whose doubled phases ξ = 2θ are the stratified quantiles (k + ½)/n of the density
-    :math:`(1 + \varepsilon\cos 2\xi)/(2\pi)` (|ε| ≤ 1), rotated by ``phase`` (in ξ)."""
-    if not 0 <= eps <= 1:
-        raise ValueError(f"eps: density amplitude must be in [0, 1], got {eps}")
-    grid = np.linspace(0, 2 * np.pi, 200001)
-    cdf = (grid + eps / 2 * np.sin(2 * grid)) / (2 * np.pi)
-    xi = np.interp((np.arange(n) + 0.5) / n, cdf, grid) + phase
-    return xi / 2
+from ...api import integrate_oa, time_scale, token_r2_batch
+from ...observers import oa_manifold_distance
+from ...regimes.classify import RegimeTolerances, classify_r2_trajectory
+from ...sampling import uniform_angles
+from .plan import density_angles
 
 
 def oscillation_runs(A, V, beta, thetas, horizon: float, n_samples: int, tol: RegimeTolerances | None = None,
@@ -84,11 +74,3 @@ def offmanifold_sweep(A, V, beta, eps_list, n_list, iid_seeds: int, horizon: flo
     return [{**lab, **run} for lab, run in zip(labels, runs)]
 
 
-def amplitude_per_distance(rows) -> tuple[float, float]:
-    """Least-squares slope through the origin of amplitude against distance, and the largest relative
-    deviation of a run from that line (how well 'amplitude ∝ distance, independent of n' holds)."""
-    rows = list(rows)
-    d = np.array([r["oa_distance"] for r in rows], float)
-    a = np.array([r["amplitude"] for r in rows], float)
-    k = float(np.dot(d, a) / np.dot(d, d))
-    return k, float(np.max(np.abs(a - k * d) / (k * d)))

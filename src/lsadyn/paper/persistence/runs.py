@@ -1,16 +1,16 @@
-"""Runs of the persistence stage (issue 12): the planned runs of one chunk (:mod:`lsadyn.paper.persistence`)
-integrated batch by batch with :func:`lsadyn.batch_sphere.regime_batch` and tabulated with the derived rotation
-rate (:func:`lsadyn.paper.persistence.plane_rotation_rate`)."""
+"""Runs of the persistence stage (issue 12): the planned runs of one chunk (:mod:`lsadyn.paper.persistence.plan`)
+integrated batch by batch with :func:`lsadyn.batch.regime_batch` and tabulated with the derived rotation
+rate (:func:`lsadyn.paper.persistence.plan.plane_rotation_rate`)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ..batch_sphere import batch_structure, regime_batch
-from ..integrate import uniform_sphere
-from .highdim import embed_scenario
-from .persistence import plane_rotation_rate
+from ...batch import batch_structure, regime_batch
+from ...sampling import uniform_sphere
+from ..highdim.plan import embed_scenario
+from .plan import plane_rotation_rate
 
 
 def run_matrices(row, scenarios: dict):
@@ -26,11 +26,11 @@ def run_matrices(row, scenarios: dict):
 
 def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float, budget: float, tol=None,
               progress=None) -> pd.DataFrame:
-    """Integrate and decide the runs (rows of :func:`lsadyn.paper.persistence.run_plan`), batch by batch; returns
-    the rows with :data:`lsadyn.paper.persistence.RESULT_COLUMNS`; ``n_samples``: output times per horizon where the
-    runs carry no ``n_samples`` column (the plan's column: a lengthened run keeps the sample spacing). Tokens: ``uniform_sphere(n, d, seed)`` (same seed, same tokens for every
-    scenario and model). The plan's batches that share model, d, n, horizon and samples (e.g. the β of the
-    ``beta`` study) and the structure of A and V (:func:`lsadyn.batch_sphere.batch_structure`) are integrated as one
+    """Integrate and decide the runs (rows of :func:`lsadyn.paper.persistence.plan.run_plan`), batch by batch;
+    returns the rows with :data:`~lsadyn.paper.persistence.plan.RESULT_COLUMNS`; ``n_samples``: output times per
+    horizon where the runs carry no ``n_samples`` column (the plan's column: a lengthened run keeps the sample
+    spacing). Tokens: ``uniform_sphere(n, d, seed)`` (same seed, same tokens for every scenario and model). The plan's batches that share model, d, n, horizon and samples (e.g. the β of the
+    ``beta`` study) and the structure of A and V (:func:`lsadyn.batch.batch_structure`) are integrated as one
     batch: each run's numbers are those of its own batch, at less per-step overhead. ``progress(done, total)``
     after each integrated batch."""
     groups = {}  # integration key -> [(rows, A, V, X0)], in plan order

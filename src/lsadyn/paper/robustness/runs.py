@@ -1,7 +1,7 @@
-r"""Robustness of the long-time regime to perturbed and quantised weights (issue 12, part 2; claim C8,
-beyond the paper).
+r"""Runs of the robustness stage: the long-time regime under perturbed and quantised weights (issue 12, part 2;
+claim C8, beyond the paper).
 
-For each embedded scenario of config ``highdim.scenarios`` (:func:`lsadyn.paper.highdim.embed_scenario`,
+For each embedded scenario of config ``highdim.scenarios`` (:func:`lsadyn.paper.highdim.plan.embed_scenario`,
 no noise) at each dimension d and for each model (LSA, USA), the regime of the unperturbed (A, V) is
 compared with the regime of
 
@@ -17,7 +17,7 @@ compared with the regime of
 
 Every run of one (scenario, d, model) starts from the same n seeded uniform tokens (common random
 numbers), so a change of regime comes from the weights alone. Regimes come from the decision procedure
-(:mod:`lsadyn.decide`: undecided runs continue up to ``budget`` × the horizon; still undecided →
+(:mod:`lsadyn.regimes.decision`: undecided runs continue up to ``budget`` × the horizon; still undecided →
 ``undetermined``, counted and shown). d = 2 LSA runs use the compiled doubled-phase points
 (:func:`lsadyn.api.particles_regime_batch`, exact); the others a batch of token systems integrated as one
 DOP853 system on the sphere (:class:`BatchSphereRun`, each system in its own rescaled time s = t/τ).
@@ -50,26 +50,16 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..api import particles_regime_batch, time_scale
-from ..decide import decide, window_tolerances
-from ..dynamics import USA_MAX_LOGIT
-from ..integrate import one_blas_thread, uniform_sphere
-from ..regimes import RegimeTolerances, classify_r2_trajectory
-from ..sphere_integrate import dop853_sphere
-from .claim_row import claim_row as _row
-from .claim_row import counts_text
-from .highdim import embed_scenario, r_noise_floor
-from .robustness_plan import (  # noqa: F401  (re-exported: scripts, benchmarks, tests)
-    RUN_SCENARIO_KEYS,
-    RUN_SETTINGS,
-    _check_bits,
-    batch_chunks,
-    batch_cost,
-    chunk_jobs,
-    chunk_of,
-    run_plan,
-)
-from .robustness_summary import kept_fractions, thresholds, with_reference  # re-exported: tests, findings
+from ...api import particles_regime_batch, time_scale
+from ...fields.attention import USA_MAX_LOGIT
+from ...observers import r_noise_floor
+from ...regimes.classify import RegimeTolerances, classify_r2_trajectory
+from ...regimes.decision import decide, window_tolerances
+from ...sampling import uniform_sphere
+from ...solvers.dop853 import dop853_sphere
+from ...solvers.integrate import one_blas_thread
+from ..highdim.plan import embed_scenario
+from .plan import _check_bits
 
 #: Kinds of run: the unperturbed weights, a random perturbation of size δ, a b-bit quantisation.
 KINDS = ("none", "perturb", "quantise")
@@ -168,7 +158,7 @@ def flip_deltas(margin: float, norm_V: float, d: int) -> tuple[float, float]:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Weights (the run plan: lsadyn.paper.robustness_plan)
+# Weights (the run plan: lsadyn.paper.robustness.plan)
 
 
 def base_weights(scenario: dict, d: int):
@@ -243,8 +233,8 @@ def _batch_observe(X):
 
 class BatchSphereRun:
     """R token systems (same n, d, model), integrated together as one DOP853 system on the sphere
-    (:func:`lsadyn.sphere_integrate.dop853_sphere`, shared step) in rescaled time s = t/τ_r; the object
-    :func:`lsadyn.decide.decide` drives (``advance(idx, times)`` continues the systems ``idx``)."""
+    (:func:`lsadyn.solvers.dop853.dop853_sphere`, shared step) in rescaled time s = t/τ_r; the object
+    :func:`lsadyn.regimes.decision.decide` drives (``advance(idx, times)`` continues the systems ``idx``)."""
 
     def __init__(self, X0, A, V, beta, tau, model, rtol=1e-7, atol=1e-9):
         self.X = np.array(X0, dtype=float)  # (R, n, d)
@@ -279,7 +269,7 @@ class BatchSphereRun:
 
 def decide_batch(A, V, beta, model: str, X0, *, horizon, n_samples, budget, tol: RegimeTolerances, rtol=1e-7,
                  atol=1e-9) -> list:
-    """Regimes (:class:`lsadyn.regimes.RegimeResult`) of R token systems A, V (R, d, d), all from the tokens
+    """Regimes (:class:`lsadyn.regimes.classify.RegimeResult`) of R token systems A, V (R, d, d), all from the tokens
     X0 (n, d), by the decision procedure. d = 2 LSA: compiled doubled-phase points; otherwise
     :class:`BatchSphereRun`. d > 2 classifies r(t)·e^{2iφ(t)} (φ the angle swept by the leading axis)."""
     A, V = np.asarray(A, float), np.asarray(V, float)
@@ -304,7 +294,7 @@ def decide_batch(A, V, beta, model: str, X0, *, horizon, n_samples, budget, tol:
 
 
 def _pseudo_r2(r, axes):
-    from ..metrics import pseudo_r2
+    from ...observers import pseudo_r2
 
     return pseudo_r2(r, axes)
 
@@ -315,9 +305,9 @@ def _pseudo_r2(r, axes):
 
 def run_chunk(plan: pd.DataFrame, scenarios: dict, *, beta: float, horizon: float, n_samples: int,
               budget: float, tol: dict, seed: int, rtol: float = 1e-7, atol: float = 1e-9, log=None) -> pd.DataFrame:
-    """Decide every run of ``plan`` (rows of :func:`run_plan`); ``scenarios``: config ``highdim.scenarios``
+    """Decide every run of ``plan`` (rows of :func:`~.plan.run_plan`); ``scenarios``: config ``highdim.scenarios``
     (A, V, rest_A, rest_V, expect). ``horizon`` (units of τ) and ``n_samples``: the base grid of the decision
-    procedure, continued up to ``budget`` × ``horizon``. Runs of one ``batch`` (:func:`run_plan`) are integrated
+    procedure, continued up to ``budget`` × ``horizon``. Runs of one ``batch`` (:func:`~.plan.run_plan`) are integrated
     together; tokens: n seeded uniform tokens per (d), seed ``seed + d``. Returns the plan with the weights'
     distances (``rel_change_A``, ``rel_change_V``: ‖A' − A‖_F/‖A‖_F), the prediction (:func:`cluster_prediction`, ``""`` when none),
     regime, limit values and decision details."""
@@ -366,137 +356,3 @@ def run_chunk(plan: pd.DataFrame, scenarios: dict, *, beta: float, horizon: floa
         gg["budget_factor"] = [r.details.get("budget_factor", np.nan) for r in res]
         out.append(gg)
     return pd.concat(out, ignore_index=True) if out else plan.iloc[:0]
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Summaries (from the table; used by the figure, the claims rows and FINDINGS.md): in .robustness_summary, which
-# imports numpy and pandas only, so that the figure does not load the simulation stack
-
-EVIDENCE = "paper_figures/fig_robustness.pdf; results/tables/robustness.csv"
-
-
-def _fmt_levels(fr: pd.DataFrame, kind: str) -> str:
-    g = fr[fr.kind == kind]
-    name = "δ" if kind == "perturb" else "b"
-    return ", ".join(f"{name} = {lv:g}: {k}/{n}" for lv, k, n in zip(g.level, g.kept, g.runs)) or "none"
-
-
-def _first(delta: float) -> str:
-    return f"{delta:g}" if np.isfinite(delta) else "none within the grid"
-
-
-def claim_rows(df: pd.DataFrame) -> list[dict]:
-    """C8 rows of the claims table (beyond the paper, informational), from the robustness table ``df``:
-
-    * ``C8a-<scenario>-<model>-d<d>``: perturbed weights; n_tested = perturbed runs, n_agree = runs keeping
-      the unperturbed regime; holds when every run at the smallest δ keeps it (δ → 0 keeps the regime);
-    * ``C8b-<scenario>-<model>-d<d>``: quantised weights; holds when the largest b keeps it;
-    * ``C8c-<model>``: clustered scenarios, every perturbed or quantised run with a prediction of
-      :func:`cluster_prediction`: the decided regime equals the prediction; runs whose predicted rotation
-      is slower than the decision procedure can resolve (``predicted_rate < min_rate``) are counted apart
-      (tested, not agreeing, named in the note); holds when no resolvable, decided run disagrees
-      (undetermined runs are counted in the note);
-    * ``C8d-<model>``: no clustered run changes regime at δ < δ_min = |m₀|/‖V‖_F (the margin bound).
-    """
-    df = with_reference(df)
-    fr = kept_fractions(df)
-    th = thresholds(df).set_index(["scenario", "d", "model"])
-    rows = []
-    for (sc, d, model), g in df.groupby(["scenario", "d", "model"], sort=False):
-        ref = g.reference.iloc[0]
-        t = th.loc[(sc, d, model)]
-        f = fr[(fr.scenario == sc) & (fr.d == d) & (fr.model == model)]
-        p = g[g.kind == "perturb"]
-        if len(p):
-            smallest = p[p.delta == p.delta.min()]
-            first = (f"first change at δ = {t.delta_first_change:g}" if np.isfinite(t.delta_first_change)
-                     else "no change at any δ of the sweep")
-            note = (f"verdict from the smallest δ = {p.delta.min():g}: {int(smallest.kept.sum())} of {len(smallest)} "
-                    f"runs keep the regime (the other δ are shown, not judged); unperturbed regime {ref} (d = 2 "
-                    f"expectation {g.expect.iloc[0] or 'none'}); kept/runs per {_fmt_levels(f, 'perturb')}; {first}; "
-                    f"changed to: {counts_text(p[~p.kept].regime)}; "
-                    f"{int((p.regime == 'undetermined').sum())} undetermined")
-            if np.isfinite(t.delta_min):
-                note += f"; predicted δ_min = {t.delta_min:.3g}, δ_typ = {t.delta_typ:.3g}"
-            rows.append(_row(f"C8a-{sc}-{model}-d{d}", f"beyond the paper: the regime of scenario {sc} ({model.upper()}, d = {d}) "
-                             f"is kept under random weight perturbations of relative size δ -> 0", f"tokens-{model}",
-                             len(p), int(p.kept.sum()), bool(smallest.kept.all()), EVIDENCE, note, informational=True))
-        q = g[g.kind == "quantise"]
-        if len(q):
-            top = q[q.bits == q.bits.max()]
-            if q.bits.nunique() == 1:  # one b only: say what it did, not a threshold
-                keeps = f"b = {int(q.bits.max())} {'keeps' if np.isfinite(t.bits_needed) else 'changes'} it"
-            else:
-                keeps = (f"every b >= {t.bits_needed:g} keeps it" if np.isfinite(t.bits_needed)
-                         else "the largest b changes it")
-            note = (f"unperturbed regime {ref}; kept/runs per {_fmt_levels(f, 'quantise')}; {keeps}; changed to: "
-                    f"{counts_text(q[~q.kept].regime)}; max relative change of A {q.rel_change_A.max():.3g}, "
-                    f"of V {q.rel_change_V.max():.3g}")
-            rows.append(_row(f"C8b-{sc}-{model}-d{d}", f"beyond the paper: the regime of scenario {sc} ({model.upper()}, d = {d}) "
-                             f"is kept when A and V are quantised to b = {int(q.bits.max())} bits, "
-                             + (f"the sweep's largest b (the verdict; the runs counted: every b, {int(q.bits.min())} "
-                                f"to {int(q.bits.max())})" if q.bits.nunique() > 1 else "the sweep's only b"),
-                             f"tokens-{model}",
-                             len(q), int(q.kept.sum()), bool(top.kept.all()), EVIDENCE, note, informational=True))
-    pert = df[(df.kind != "none") & (df.predicted.fillna("") != "")]
-    for model, g in pert.groupby("model", sort=False):
-        slow = (g.predicted == "cluster_rotate") & (g.predicted_rate < g.min_rate)
-        res = g[~slow]
-        agree = int((res.regime == res.predicted).sum())
-        und = res[res.regime == "undetermined"]
-        wrong = res[(res.regime != res.predicted) & (res.regime != "undetermined")]
-        note = (f"predictions {counts_text(g.predicted)}; {int(slow.sum())} predicted rotations slower than the "
-                f"decision procedure resolves (labels {counts_text(g[slow].regime)}); resolvable runs: "
-                f"{len(und)} undetermined, {len(wrong)} disagreeing"
-                + (" (" + "; ".join(f"{r.scenario} d={r.d} "
-                                    + (f"perturbed δ={r.delta:g}" if r.kind == "perturb" else f"quantised b={r.bits}")
-                                    + f": {r.predicted} vs {r.regime}" for r in wrong.itertuples()) + ")"
-                   if len(wrong) else ""))
-        rows.append(_row(f"C8c-{model}", "beyond the paper: clustered states of perturbed/quantised weights converge "
-                         "or rotate as the rightmost eigenvalue of V is real or complex", f"tokens-{model}", len(g),
-                         agree, len(wrong) == 0 and len(res) > 0, EVIDENCE, note, informational=True))
-        p = g[(g.kind == "perturb") & np.isfinite(g.delta_min)]
-        below = p[p.delta < p.delta_min]
-        flips = below[~below.kept & (below.regime != "undetermined")]
-        first = p[~p.kept & (p.regime != "undetermined")]
-        note = (f"{len(below)} runs below δ_min, {len(flips)} of them changed regime; per scenario and d, δ_min / "
-                f"first δ with a change to another decided regime (undetermined runs, which C8a counts as "
-                f"changes, are left out here): " + "; ".join(
-                    f"{sc} d={d}: {gg.delta_min.iloc[0]:.3g} / "
-                    f"{_first(first[(first.scenario == sc) & (first.d == d)].delta.min())}"
-                    for (sc, d), gg in p.groupby(["scenario", "d"], sort=False)))
-        rows.append(_row(f"C8d-{model}", "beyond the paper: no clustered run changes regime below "
-                         "δ_min = |m0|/||V||_F (m0: distance of V from the rotation threshold)", f"tokens-{model}",
-                         len(below), len(below) - len(flips), len(flips) == 0, EVIDENCE, note, informational=True))
-    return rows
-
-
-def findings_text(df: pd.DataFrame) -> str:
-    """The FINDINGS.md paragraph of the stage (numbers from the table)."""
-    th = thresholds(df)
-    fr = kept_fractions(df)
-    dfr = with_reference(df)
-    parts = []
-    n = len(dfr[dfr.kind != "none"])
-    und = int((dfr[dfr.kind != "none"].regime == "undetermined").sum())
-    parts.append(f"{n} perturbed or quantised runs ({und} undetermined) against {int((dfr.kind == 'none').sum())} "
-                 f"unperturbed ones.")
-    p = fr[fr.kind == "perturb"]
-    if len(p):
-        for lv, g in p.groupby("level"):
-            parts.append(f"At δ = {lv:g}, {int(g.kept.sum())} of {int(g.runs.sum())} perturbed runs keep the "
-                         f"unperturbed regime.")
-    q = fr[fr.kind == "quantise"]
-    if len(q):
-        for lv, g in q.groupby("level"):
-            parts.append(f"With {int(lv)}-bit weights, {int(g.kept.sum())} of {int(g.runs.sum())} runs keep it.")
-    fragile = th[np.isfinite(th.delta_first_change)].sort_values("delta_first_change")
-    if len(fragile):
-        first = fragile.delta_first_change.iloc[0]
-        tied = fragile[fragile.delta_first_change == first]  # every one changing first at the smallest δ
-        names = [f"{r.scenario} ({r.model.upper()}, d = {r.d}, unperturbed {r.reference}"
-                 + (f"; predicted bound δ_min = {r.delta_min:.3g})" if np.isfinite(r.delta_min) else ")")
-                 for r in tied.itertuples()]
-        parts.append(f"The most fragile, first losing its unperturbed label at δ = {first:g} (to another regime or to "
-                     "undetermined; C8d counts only changes to another decided regime): " + "; ".join(names) + ".")
-    return " ".join(parts)
