@@ -24,7 +24,8 @@ def run_plan(scenarios, models, grids, batch_runs: int = 32) -> pd.DataFrame:
     (``perturb``), one run per b (``quantise``). Columns: run (0, 1, …), batch, scenario, d, n_tokens, model, kind,
     delta, perturb_seed (−1 if none), bits (0 if none); ordered by (scenario, d, model).
 
-    ``batch``: the runs integrated together (:func:`~.runs.run_chunk`; for d > 2 and USA one DOP853
+    ``batch``: the runs integrated together
+    (:func:`~lsadyn.paper.robustness.runs.run_chunk`; for d > 2 and USA one DOP853
     system with a shared step, so a run's numbers depend on its batch): consecutive runs of one (scenario, d,
     model), ``batch_runs`` at most. Fixed by the plan alone, so the results never depend on how the batches are
     split into jobs (:func:`chunk_of`)."""

@@ -305,9 +305,11 @@ def _pseudo_r2(r, axes):
 
 def run_chunk(plan: pd.DataFrame, scenarios: dict, *, beta: float, horizon: float, n_samples: int,
               budget: float, tol: dict, seed: int, rtol: float = 1e-7, atol: float = 1e-9, log=None) -> pd.DataFrame:
-    """Decide every run of ``plan`` (rows of :func:`~.plan.run_plan`); ``scenarios``: config ``highdim.scenarios``
+    """Decide every run of ``plan`` (rows of
+    :func:`~lsadyn.paper.robustness.plan.run_plan`); ``scenarios``: config ``highdim.scenarios``
     (A, V, rest_A, rest_V, expect). ``horizon`` (units of τ) and ``n_samples``: the base grid of the decision
-    procedure, continued up to ``budget`` × ``horizon``. Runs of one ``batch`` (:func:`~.plan.run_plan`) are integrated
+    procedure, continued up to ``budget`` × ``horizon``. Runs of one ``batch``
+    (:func:`~lsadyn.paper.robustness.plan.run_plan`) are integrated
     together; tokens: n seeded uniform tokens per (d), seed ``seed + d``. Returns the plan with the weights'
     distances (``rel_change_A``, ``rel_change_V``: ‖A' − A‖_F/‖A‖_F), the prediction (:func:`cluster_prediction`, ``""`` when none),
     regime, limit values and decision details."""

@@ -98,7 +98,8 @@ def claim_rows(df: pd.DataFrame) -> list[dict]:
       the unperturbed regime; holds when every run at the smallest δ keeps it (δ → 0 keeps the regime);
     * ``C8b-<scenario>-<model>-d<d>``: quantised weights; holds when the largest b keeps it;
     * ``C8c-<model>``: clustered scenarios, every perturbed or quantised run with a prediction of
-      :func:`~.runs.cluster_prediction`: the decided regime equals the prediction; runs whose predicted rotation
+      :func:`~lsadyn.paper.robustness.runs.cluster_prediction`:
+      the decided regime equals the prediction; runs whose predicted rotation
       is slower than the decision procedure can resolve (``predicted_rate < min_rate``) are counted apart
       (tested, not agreeing, named in the note); holds when no resolvable, decided run disagrees
       (undetermined runs are counted in the note);
