@@ -35,7 +35,7 @@ scipy's ``select_initial_step`` for an order-7 estimator.
 
 **Dense output** (7th order): rows :math:`F_0..F_2` = :func:`dense_head` (Δy, h K_0 − Δy, 2Δy − h (K_12 + K_0)),
 :math:`F_{3..6} = h\,D\cdot K` (a stage sum, in each loop's layout), and
-:math:`y(t + x h) = y + ` :func:`dense_eval` (scipy's ``Dop853DenseOutput`` recurrence on the rows of F).
+:math:`y(t + x h) = y +` :func:`dense_eval` (scipy's ``Dop853DenseOutput`` recurrence on the rows of F).
 
 The functions take and return float64 scalars (:func:`dense_head` also numpy arrays, elementwise); compiled with
 the kernels' flags (:data:`FAST`), so in the numba loops LLVM may contract a multiply-add into one FMA, as it does
