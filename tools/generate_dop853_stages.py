@@ -1,6 +1,7 @@
 """Generate src/lsadyn/solvers/_dop853_stages.py: the straight-line DOP853 stage passes of the compiled d = 2
-integrator (:mod:`lsadyn.solvers.phase_points`), one token loop per stage, written out from scipy's DOP853 tableau
-(its nonzero pattern, its coefficients as float literals).
+integrator (:mod:`lsadyn.solvers.phase_points`), one token loop per stage, written out from the DOP853 tableau of
+:mod:`lsadyn.solvers.dop853_method` (scipy's; its nonzero pattern, its coefficients as float literals), imported
+from this checkout's ``src``.
 
     python tools/generate_dop853_stages.py           # rewrite the file
     python tools/generate_dop853_stages.py --check   # exit 1 if the file is not what this script writes
@@ -14,10 +15,15 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from scipy.integrate._ivp import dop853_coefficients as _dop
 
-TARGET = Path(__file__).resolve().parents[1] / "src" / "lsadyn" / "solvers" / "_dop853_stages.py"
-_A = np.ascontiguousarray(_dop.A, dtype=np.float64)  # (16, 16), rows 13..15 are the dense-output stages
+SRC = Path(__file__).resolve().parents[1] / "src"
+TARGET = SRC / "lsadyn" / "solvers" / "_dop853_stages.py"
+if str(SRC) not in sys.path:  # the tableau of this checkout (also when another lsadyn is installed)
+    sys.path.insert(0, str(SRC))
+
+from lsadyn.solvers import dop853_method as _dop
+
+_A = _dop.A  # (16, 16), rows 13..15 are the dense-output stages
 
 _STAGES_HEADER = '''"""DOP853 stage passes for :mod:`lsadyn.solvers.phase_points`, one straight-line token loop per pass.
 

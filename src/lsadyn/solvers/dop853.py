@@ -16,32 +16,37 @@ Dense output (3 extra evaluations) is computed only for steps that contain an ou
 last step ends exactly on the last output time, so the returned state can be continued from
 (``Trajectory.state``, ``Trajectory.next_step``) without any interpolation error.
 
-The matrix products of the fields stay in BLAS; the stage sums are one GEMV over the flattened
-stages. The scipy DOP853 path of :func:`lsadyn.solvers.integrate.integrate_observed` is the reference the
+The method itself — tableau, error norm, step-size controller, initial step, dense output — is written once, in
+:mod:`lsadyn.solvers.dop853_method`: this loop calls the Python bodies (``.py_func``) of the numba-compilable
+functions that the compiled loops of :mod:`lsadyn.solvers.phase_points` call compiled. What is this loop's own is
+the state's layout: the matrix products of the fields stay in BLAS; the stage sums, the error estimates and the
+interpolant's D rows are one GEMV/GEMM over the flattened stages. The scipy DOP853 path of :func:`lsadyn.solvers.integrate.integrate_observed` is the reference the
 tests compare against.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from scipy.integrate._ivp import dop853_coefficients as _dop
 
 from ..fields.kernels import norm_drift, normalise_rows_inplace
+from . import dop853_method as _m
 
-_NS = _dop.N_STAGES  # 12 stages; K[12] = f(t + h, y_new) (first stage of the next step)
-_A = np.ascontiguousarray(_dop.A[:_NS, :_NS])
-_B = np.ascontiguousarray(_dop.B)
-_C = np.ascontiguousarray(_dop.C[:_NS])
-_E3 = np.ascontiguousarray(_dop.E3)
-_E5 = np.ascontiguousarray(_dop.E5)
-_D = np.ascontiguousarray(_dop.D)
-_A_ROWS = [_A[s, :s] for s in range(_NS)]  # stage s: y + h * (_A_ROWS[s] @ K[:s])
-_A_EXTRA = np.ascontiguousarray(_dop.A[_NS + 1:])
-_C_EXTRA = np.ascontiguousarray(_dop.C[_NS + 1:])
-_SAFETY, _MIN_FACTOR, _MAX_FACTOR = 0.9, 0.2, 10.0
-_EXPONENT = -1.0 / 8.0  # error estimator of order 7
+_NS = _m.N_STAGES  # 12 stages; K[12] = f(t + h, y_new) (first stage of the next step)
+_A_ROWS = [_m.A[s, :s] for s in range(_NS + 4)]  # stage s: y + h * (_A_ROWS[s] @ K[:s])
+_C = _m.C
+_B, _E3, _E5, _D = _m.B, _m.E3, _m.E5, _m.D
+_MIN_FACTOR = _m.MIN_FACTOR
+# the method's functions, run as Python (the roundings of Python floats and numpy arrays)
+_min_step = _m.min_step.py_func
+_trial_step = _m.trial_step.py_func
+_error_norm = _m.error_norm.py_func
+_accept_factor = _m.accept_factor.py_func
+_reject_factor = _m.reject_factor.py_func
+_initial_trial_step = _m.initial_trial_step.py_func
+_initial_step_size = _m.initial_step_size.py_func
+_dense_head = _m.dense_head.py_func
+_dense_eval_column = _m.dense_eval.py_func
+_UNIT = [[1.0 if r == c else 0.0 for c in range(7)] for r in range(7)]  # the 7 × 7 identity, Python floats
 
 
 def _rms(x):
@@ -56,28 +61,17 @@ def initial_step(field, t0, y0, f0, shape, args, t_end, rtol, atol):
         return 0.0
     scale = atol + np.abs(y0) * rtol
     d0, d1 = _rms(y0 / scale), _rms(f0 / scale)
-    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
-    h0 = min(h0, length)
+    h0 = _initial_trial_step(d0, d1, length)
     f1 = field(t0 + h0, (y0 + h0 * f0).reshape(shape), args).ravel()
     d2 = _rms((f1 - f0) / scale) / h0
-    if d1 <= 1e-15 and d2 <= 1e-15:
-        h1 = max(1e-6, h0 * 1e-3)
-    else:
-        h1 = (0.01 / max(d1, d2)) ** (1.0 / 8.0)
-    return min(100 * h0, h1, length)
+    return _initial_step_size(h0, d1, d2, length)
 
 
 def _dense_weights(x):
     """Weights w (7,) with y(x) = y_old + w @ F: the recurrence of scipy's ``Dop853DenseOutput``
-    (y += F[j]; y *= x or 1 − x, alternately, from the last F down) run on the coefficients (in Python
-    floats: the same roundings as on a numpy array, without its per-operation overhead)."""
-    w = [0.0] * 7
-    y = 1.0 - x
-    for j, k in enumerate(range(6, -1, -1)):
-        w[k] += 1.0
-        f = x if j % 2 == 0 else y
-        w = [v * f for v in w]
-    return np.array(w)
+    (:func:`lsadyn.solvers.dop853_method.dense_eval`) run on the unit rows, in Python floats (the same roundings as
+    on a numpy array, without its per-operation overhead)."""
+    return np.array([_dense_eval_column(_UNIT, k, x) for k in range(7)])
 
 
 def _dense_eval(F, y_old, x):
@@ -123,17 +117,14 @@ def dop853_sphere(field, X0, t_eval, args, *, t0=0.0, rtol=1e-9, atol=1e-11, obs
         n_evals += 1
     t = float(t0)
     while i < m:
-        min_step = 10 * abs(math.nextafter(t, math.inf) - t)
+        min_step = _min_step(t)
         h_abs = min(max(h_abs, min_step), max_step)
         rejected = False
         while True:
             if h_abs < min_step:
                 raise RuntimeError(f"integration failed at t={t:.6g}: required step size is less than spacing "
                                    "between numbers")
-            t_new = t + h_abs
-            if t_new > t_end:
-                t_new = t_end
-            h = t_new - t
+            t_new, h = _trial_step(t, h_abs, t_end)
             h_abs = abs(h)
             K[0] = f
             try:
@@ -162,26 +153,19 @@ def dop853_sphere(field, X0, t_eval, args, *, t0=0.0, rtol=1e-9, atol=1e-11, obs
             e5 = (_E5 @ K[:_NS + 1]) / scale
             e3 = (_E3 @ K[:_NS + 1]) / scale
             n5, n3 = float(np.dot(e5, e5)), float(np.dot(e3, e3))
-            err = 0.0 if n5 == 0 and n3 == 0 else h_abs * n5 / np.sqrt((n5 + 0.01 * n3) * N)
+            err = _error_norm(h_abs, n5, n3, N)
             if err < 1:
-                factor = _MAX_FACTOR if err == 0 else min(_MAX_FACTOR, _SAFETY * err ** _EXPONENT)
-                if rejected:
-                    factor = min(1.0, factor)
-                h_next = h_abs * factor
+                h_next = h_abs * _accept_factor(err, rejected)
                 break
-            h_abs *= max(_MIN_FACTOR, _SAFETY * err ** _EXPONENT)
+            h_abs *= _reject_factor(err)
             rejected = True
         n_steps += 1
         if i < m and t_eval[i] < t_new:  # output times inside the step: 7th-order dense output
             for s in range(_NS + 1, _NS + 4):
-                a = _A_EXTRA[s - _NS - 1, :s]
-                K[s] = field(t + _C_EXTRA[s - _NS - 1] * h, (y + (a @ K[:s]) * h).reshape(shape), args).ravel()
+                K[s] = field(t + _C[s] * h, (y + (_A_ROWS[s] @ K[:s]) * h).reshape(shape), args).ravel()
             n_evals += 3
-            delta = y_new - y
             F = np.empty((7, N))
-            F[0] = delta
-            F[1] = h * K[0] - delta
-            F[2] = 2 * delta - h * (K[_NS] + K[0])
+            F[0], F[1], F[2] = _dense_head(y_new - y, K[0], K[_NS], h)
             F[3:] = h * (_D @ K[:_NS + 4])
             while i < m and t_eval[i] < t_new:
                 out.append(obs(_unit_rows(_dense_eval(F, y, (t_eval[i] - t) / h), shape)))
