@@ -334,7 +334,9 @@ d_max = max(dvals) if dvals else 0
 kept = kept_undetermined(dim, dim.expect)[0]
 labelled_moving = (dim.regime == dim.expect) & ~dim.settled  # labelled as at d = 2, not settled
 fig.suptitle(f"C7 measured: runs keeping their scenario's $d = 2$ regime, $d = 2$ to {d_max}: "
-             f"{int(kept.sum())} of {len(dim)} (LSA and USA)"
+             f"{int(kept.sum())} of {len(dim)} (LSA and USA)\n"
+             "(one run per scenario, model, $d$ and seed, as rows C7-<scenario>-<model>; rows C7-lsa, C7-usa: "
+             "fig_highdim)"
              + (f"\nof the {len(dim)}, {int(labelled_moving.sum())} end in it with r(t) still changing at "
                 "$t_{max}$ (+): a transient, not counted" if labelled_moving.any() else ""), fontsize=8)
 save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)
