@@ -36,8 +36,8 @@ from lsadyn.paper.provenance import PLACEHOLDER as PROVENANCE_PLACEHOLDER
 CLAIM_COLUMNS = ["id", "claim", "statement", "method", "n_tested", "n_agree", "pass", "informational", "evidence",
                  "note"]
 
-#: The first-screen rows (key -> what the paper says, figures) live with the claims: :data:`lsadyn.paper.claims.
-#: CLAIM_ROWS`. A row of the claims table belongs to the key that is its id if there is one, else to its claim.
+# The first-screen rows (key -> what the paper says, figures) live with the claims: lsadyn.paper.claims.CLAIM_ROWS.
+#: Which results file holds each claim's key numbers: the case name in agreement.csv.
 AGREEMENT_CASE = {"C1": "case1", "C2": "case2", "C3": "case3", "C4": "case4", "C5": "bifurcation"}
 
 
