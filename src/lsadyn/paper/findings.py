@@ -126,9 +126,9 @@ def _fmt(x) -> str:
 
 
 def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]]:
-    """(heading, table or sentence) pairs with the numbers behind one claim, read from the results
-    tables in ``tables`` (keys: agreement, bifurcation_fit, stability, highdim, disagreements; any
-    may be missing)."""
+    """(heading, table or sentence) pairs with the numbers behind one first-screen row (a claim, or a study of its
+    own such as ``C1b-offmanifold``), read from the results tables in ``tables`` (keys: agreement, bifurcation_fit,
+    stability, highdim, disagreements, robustness, offmanifold; any may be missing)."""
     out = []
     agreement = tables.get("agreement")
     if claim in AGREEMENT_CASE and agreement is not None:
