@@ -104,7 +104,7 @@ def test_a_failing_claims_sentence_says_what_failed():
     # C7: the failing row, and what its runs did (from highdim.csv)
     c7 = r["C7"]["found"]
     assert "fails on C7-lsa" in c7 and "1 run not settled at t_max (oscillation LSA d = 20)" in c7
-    assert "3 of 4 LSA and 4 of 4 USA" in c7
+    assert "3 of 4 LSA, 4 of 4 USA" in c7
     # no failure named where nothing fails
     assert "fail" not in r["C1"]["found"] and "fail" not in r["C5"]["found"]
 

@@ -302,39 +302,39 @@ def _found_cases12(g, tables):
     parts = []
     oa_a, oa_b = _pick(g, rf"{c}a-oa"), _pick(g, rf"{c}b-oa")
     if len(oa_a):
-        parts.append(f"OA clusters as predicted at {_of(oa_a)} points ({c}a-oa)")
+        parts.append(f"OA agrees at {_of(oa_a)} points predicted to cluster ({c}a-oa)")
     if len(oa_b):
-        parts.append(f"converges without clustering as predicted at {_of(oa_b)} ({c}b-oa)")
+        parts.append(f"{_of(oa_b)} predicted not to ({c}b-oa)")
     tok = [_of(r) for r in (_pick(g, rf"{c}a-tokens"), _pick(g, rf"{c}b-tokens")) if len(r)]
-    text = ", ".join(parts)
+    text = " and ".join(parts)
     if tok:
-        text += f"; n tokens from i.i.d. angles (off the OA manifold, informational): {' and '.join(tok)}"
+        text += f"; n tokens off the OA manifold (informational): {', '.join(tok)}"
     return text
 
 
 def _found_case3(g, tables):
     parts = []
     if len(r := _pick(g, "C3a")):
-        parts.append(f"OA finds rotating clusters at {_of(r)} non-commuting grid points (C3a)")
+        parts.append(f"OA: rotating clusters at {_of(r)} non-commuting grid points (C3a)")
     if len(r := _pick(g, "C3b")):
-        parts.append(f"turning at the rate 2βμ√σ at {_of(r)} (C3b)")
+        parts.append(f"at the rate 2βμ√σ at {_of(r)} (C3b)")
     text = ", ".join(parts)
     if len(r := _pick(g, "C3a-commuting")):
-        text += f"; commuting points (σ = 1) rotate too at {_of(r)} (informational)"
+        text += f"; the commuting σ = 1 too: {_of(r)} (informational)"
     return text
 
 
 def _found_case4(g, tables):
     parts = []
     if len(r := _pick(g, "C4a-oscillate")):
-        parts.append(f"as worded, {_of(r)} points predicted to oscillate do (C4a-oscillate)")
+        parts.append(f"as worded, {_of(r)} predicted oscillations (C4a-oscillate)")
     if len(r := _pick(g, "C4a-converge")):
-        parts.append(f"{_of(r)} predicted to converge do (C4a-converge)")
-    text = ", ".join(parts)
+        parts.append(f"{_of(r)} predicted convergences (C4a-converge)")
+    text = " and ".join(parts) + (" occur" if parts else "")
     if len(r := _pick(g, "C4b")):
-        text += f"; the corrected condition |v11| < |v12| holds at {_of(r)} (C4b)"
+        text += f"; corrected, |v11| < |v12|: {_of(r)} (C4b)"
     if len(r := _pick(g, "C4c")):
-        text += f", 𝓗 is conserved on {_of(r)} orbits (C4c)"
+        text += f"; 𝓗 conserved on {_of(r)} orbits (C4c)"
     return text
 
 
@@ -344,9 +344,9 @@ def _found_bifurcation(g, tables):
         return _found_generic(g, tables)
     r = fit.iloc[0]
     return (f"the sweep brackets μ_c = {_fmt(float(r.mu_c_theory))} in [{_fmt(float(r.mu_converge_max))}, "
-            f"{_fmt(float(r.mu_rotate_min))}] (C5a); the period's fitted exponent is {_fmt(float(r.fit_exponent))} "
-            f"(theory {_fmt(float(r.theory_exponent))}, C5b) and π/(β√(μ² − s²)) holds to "
-            f"{float(r.period_max_rel_err):.1e} at {int(r.n_rotating)} rotating points (C5c)")
+            f"{_fmt(float(r.mu_rotate_min))}] (C5a); period exponent {_fmt(float(r.fit_exponent))}, theory "
+            f"{_fmt(float(r.theory_exponent))} (C5b); period π/(β√(μ² − s²)) to {float(r.period_max_rel_err):.1e} "
+            f"at {int(r.n_rotating)} rotating points (C5c)")
 
 
 def _found_stability(g, tables):
@@ -359,9 +359,9 @@ def _found_stability(g, tables):
         parts.append(f"within the hypotheses {_of(a)} runs with {small} reach the OA regime (C6a)")
     if len(b):
         parts.append(f"the discrepancy shrinks with ε for {_passing_of(b)} (A, V) (C6b)")
-    text = " and ".join(parts)
+    text = ", ".join(parts)
     if len(ia := _pick(info, r"C6a-.*")):
-        text += f"; outside them {_of(ia)} runs do (informational)"
+        text += f"; outside them {_of(ia)} (informational)"
     return text
 
 
@@ -397,9 +397,10 @@ def _c7_failures(g, tables) -> str:
 def _found_highdim(g, tables):
     hd_rows = _pick(g, r"C7-(lsa|usa)")
     per_model = [f"{_of(r)} {m.upper()}" for m in ("lsa", "usa") if len(r := _pick(hd_rows, rf"C7-{m}"))]
+    # (one run per scenario and model there; the persistence stage's rows count (d, seed) runs)
     hd = tables.get("highdim")
     d = f" at d = {_values(hd.d).strip('{}')}" if hd is not None and len(hd) else ""
-    parts = [f"the d = 2 regimes reappear{d} in {' and '.join(per_model)} scenarios (C7-lsa, C7-usa)"] if per_model \
+    parts = [f"the d = 2 regimes reappear{d} in {', '.join(per_model)} scenarios (C7-lsa, C7-usa)"] if per_model \
         else []
     runs = _pick(g[~g.informational], r"C7-.+-(lsa|usa)")
     if len(runs):
@@ -407,7 +408,7 @@ def _found_highdim(g, tables):
         dims = ""
         if ps is not None and len(ps):
             dims = f", d ∈ {_values(ps.loc[ps.study == 'dimension', 'd'])}"
-        parts.append(f"in {_of(runs)} (d, seed) runs of the persistence stage{dims}")
+        parts.append(f"in {_of(runs)} persistence runs{dims}")
     text = " and ".join(parts)
     failing = list(g.loc[~g["pass"] & ~g.informational, "id"])
     if failing:
@@ -419,14 +420,14 @@ def _found_highdim(g, tables):
 def _found_robustness(g, tables):
     parts = []
     if len(r := _pick(g, r"C8a-.*")):
-        parts.append(f"at the smallest δ every run keeps its regime in {_passing_of(r)} (scenario, model, d) (C8a)")
+        parts.append(f"smallest δ: every run keeps its regime in {_passing_of(r)} (scenario, model, d) (C8a)")
     if len(r := _pick(g, r"C8b-.*")):
-        parts.append(f"at the largest b in {_passing_of(r)} (C8b)")
-    text = ", ".join(parts)
+        parts.append(f"largest b: {_passing_of(r)} (C8b)")
+    text = "; ".join(parts)
     if len(r := _pick(g, r"C8c-.*")):
-        text += f"; {_of(r)} clustered runs converge or rotate as V's rightmost eigenvalue says (C8c)"
+        text += f"; eigenvalue rule: {_of(r)} clustered runs (C8c)"
     if len(r := _pick(g, r"C8d-.*")):
-        text += f", {_of(r)} runs below δ_min keep their regime (C8d)"
+        text += f"; below δ_min {_of(r)} keep it (C8d)"
     return text
 
 
@@ -439,8 +440,8 @@ def _found_random(g, tables):
     d = ""
     if ps is not None and len(ps) and (ps.study == "random").any():
         d = f", d ∈ {_values(ps.loc[ps.study == 'random', 'd'])}"
-    return (f"with A, V ~ N(0, 1/d){d}, {_of(g)} runs reach a decided regime within the budget ({_per_model(g)}); "
-            "the others stay undetermined")
+    return (f"A, V ~ N(0, 1/d){d}: {_of(g)} runs decided within the budget ({_per_model(g)}), the rest "
+            "undetermined")
 
 
 def _found_beta(g, tables):
@@ -462,8 +463,8 @@ def _found_offmanifold(g, tables):
     dens = om[om.start == "density"]
     ratio = dens.amplitude / dens.oa_distance
     return (f"{int((dens.regime_tokens == 'oscillate').sum())} of {len(dens)} runs from {dens.eps.nunique()} fixed "
-            f"densities keep oscillating about the OA interior point, for n from {int(dens.n.min())} to "
-            f"{int(dens.n.max())}, with amplitude / distance from the manifold {ratio.min():.3g} to {ratio.max():.3g}")
+            f"densities keep oscillating about the OA interior point, n from {int(dens.n.min())} to "
+            f"{int(dens.n.max())}, amplitude / distance from the manifold {ratio.min():.3g} to {ratio.max():.3g}")
 
 
 def _found_generic(g, tables):
