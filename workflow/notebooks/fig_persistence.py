@@ -19,7 +19,7 @@
 # period per seed against d, beside the d = 2 seeds' range. (e) Random N(0, 1/d) weights: fraction of runs per regime. (f, g) β sweep.
 # (c, d, f, g): shape and colour = model (black circle LSA, purple square USA; no regime colour), fill = cluster shape as in (a, b); a run whose
 # regime differs from the scenario's d = 2 regime is labelled with its regime.
-# Black "+" (white-edged) over a marker (a, b, d, f, g) or in a bar segment of (e), one per run: the run had not
+# Black "+" (white-edged) just above a marker (a, b, d, f, g) or in a bar segment of (e), one per run: the run had not
 # settled at t_max (persistence.csv settled false: r(t) still changing over its last quarter), so its period and r
 # are a transient's; (d) compares settled runs only.
 # Reads results/tables/persistence.csv only.
@@ -31,6 +31,7 @@ from lsadyn_workflow.io import atomic_path, load_table
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+from matplotlib.transforms import ScaledTranslation
 
 from lsadyn.paper.persistence.summary import RATE_TOL, kept_undetermined, period_comparison, settled_mask
 from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, panel_letter, save_figure, style
@@ -59,11 +60,14 @@ def shape_face(model, shape):
     return "white" if shape == "antipodal_pair" else MODEL_COLOR[model]
 
 
-def mark_unsettled(ax, x, y, ms=4):
-    """A black "+" over the marker of a run whose r(t) was still changing at t_max (a transient's values), on a
-    wider white "+" so that it shows on a black marker too."""
-    ax.plot(x, y, marker="+", ls="", color="w", ms=ms + 1, mew=1.8, zorder=5)
-    ax.plot(x, y, marker="+", ls="", color="k", ms=ms + 1, mew=0.8, zorder=6)
+def mark_unsettled(ax, x, y, ms=4, above=True):
+    """A black "+" for a run whose r(t) was still changing at t_max (a transient's values), on a wider white "+" so
+    that it shows on a dark background too. ``above``: just above the run's marker (a fixed offset in points), so
+    that the marker stays visible (over it, the "+" hid the oscillation triangles); else centred (a bar segment)."""
+    shift = ScaledTranslation(0, (ms + 2.5) / 72, ax.figure.dpi_scale_trans) if above else None
+    where = ax.transData + shift if above else ax.transData
+    ax.plot(x, y, marker="+", ls="", color="w", ms=ms + 1, mew=1.8, zorder=5, transform=where)
+    ax.plot(x, y, marker="+", ls="", color="k", ms=ms + 1, mew=0.8, zorder=6, transform=where)
 
 
 table = table.assign(settled=settled_mask(table))
@@ -87,6 +91,7 @@ scen = list(dict.fromkeys(dim.scenario))
 dvals = sorted(dim.d.unique())
 expect = dim.drop_duplicates("scenario").set_index("scenario").expect
 letters = iter("abcdefgh")
+boxed = False  # a dashed box drawn: its legend entry is shown only then
 for j, model in enumerate(["lsa", "usa"]):
     ax = sub[0].add_subplot(gs_ab[0, j])
     g = dim[dim.model == model]
@@ -102,8 +107,10 @@ for j, model in enumerate(["lsa", "usa"]):
                 ax.plot(xi + off, yi, marker=st["marker"], ms=5, mfc=face, mec=st["color"], mew=1.0, ls="")
                 if not r.settled:
                     mark_unsettled(ax, xi + off, yi)
-            if k and (cell.regime != expect[sc]).any():
-                ax.add_patch(plt.Rectangle((xi - 0.45, yi - 0.4), 0.9, 0.8, fill=False, ec="k", lw=0.6, ls="--"))
+            # a run not counted as keeping the d = 2 regime (another label, or not settled), as the titles count
+            if k and not kept_undetermined(cell, expect[sc])[0].all():
+                ax.add_patch(plt.Rectangle((xi - 0.45, yi - 0.45), 0.9, 0.9, fill=False, ec="k", lw=0.6, ls="--"))
+                boxed = True
     ax.set_xticks(range(len(dvals)), [str(d) for d in dvals])
     ax.set_yticks(range(len(scen)), [f"{s.replace('_', ' ')}\n(d = 2: {REGIME_STYLE[expect[s]]['short']})"
                                      for s in scen] if j == 0 else [])
@@ -211,7 +218,8 @@ for model in models:
                 # one "+" per run of this regime that had not settled at t_max, across the segment's middle
                 k = int((~g[g.regime == lab].settled).sum())
                 if k:
-                    mark_unsettled(ax, x + 0.8 * (np.arange(k) + 0.5) / k - 0.4, np.full(k, bottom + frac / 2))
+                    mark_unsettled(ax, x + 0.8 * (np.arange(k) + 0.5) / k - 0.4, np.full(k, bottom + frac / 2),
+                                   above=False)
             bottom += frac
         xt.append(x)
         xl.append(f"{d}")
@@ -293,9 +301,11 @@ for col, sc in enumerate(["rotation", "oscillation"]):
 handles = [Line2D([], [], marker=st["marker"], ls="", mfc=st["color"], mec=st["color"], ms=5, label=st["label"])
            for st in REGIME_STYLE.values()]
 handles += [Line2D([], [], marker="o", ls="", mfc="white", mec="0.4", ms=5, label="open: antipodal pair"),
-            Line2D([], [], marker="o", ls="", mfc="0.4", mec="0.4", ms=5, label="filled: one cluster / none"),
-            Patch(fill=False, ec="k", ls="--", lw=0.6, label="cell with a run off the d = 2 regime")]
-UNSETTLED = Line2D([], [], marker="+", ls="", color="k", ms=5, mew=0.8, label="+: not settled at $t_{max}$ (a transient)")
+            Line2D([], [], marker="o", ls="", mfc="0.4", mec="0.4", ms=5, label="filled: one cluster / none")]
+if boxed:
+    handles.append(Patch(fill=False, ec="k", ls="--", lw=0.6, label="cell with a run not kept\n(other label or +)"))
+UNSETTLED = Line2D([], [], marker="+", ls="", color="k", ms=5, mew=0.8,
+                   label="+ (above a marker): not settled at $t_{max}$ (a transient)")
 if (~table.settled).any():
     handles.append(UNSETTLED)
 sub[0].legend(handles=handles, loc="outside lower center", ncol=4, fontsize=6, frameon=False,
@@ -314,8 +324,9 @@ for sf, which in ((sub[1], "(c, d)"), (sub[3], "(f, g)")):
 present = [lab for lab in REGIME_STYLE if (rnd.regime == lab).any()]
 if present:
     bar_handles = [Patch(**bar_style(lab), label=REGIME_STYLE[lab]["label"]) for lab in present]
-    if (~rnd.settled).any():
-        bar_handles.append(UNSETTLED)
+    if (~rnd.settled).any():  # in (e) the "+" sits in the bar segment of its run's regime
+        bar_handles.append(Line2D([], [], marker="+", ls="", color="k", ms=5, mew=0.8,
+                                  label="+: not settled at $t_{max}$ (a transient)"))
     sub[2].legend(handles=bar_handles, loc="outside lower center", ncol=len(bar_handles), fontsize=6, frameon=False,
                   title="(e): regime", title_fontsize=6, handlelength=2.6, handleheight=1.5)
 d_max = max(dvals) if dvals else 0
@@ -323,7 +334,9 @@ d_max = max(dvals) if dvals else 0
 kept = kept_undetermined(dim, dim.expect)[0]
 labelled_moving = (dim.regime == dim.expect) & ~dim.settled  # labelled as at d = 2, not settled
 fig.suptitle(f"C7 measured: runs keeping their scenario's $d = 2$ regime, $d = 2$ to {d_max}: "
-             f"{int(kept.sum())} of {len(dim)} (LSA and USA)"
+             f"{int(kept.sum())} of {len(dim)} (LSA and USA)\n"
+             "(one run per scenario, model, $d$ and seed, as rows C7-<scenario>-<model>; rows C7-lsa, C7-usa: "
+             "fig_highdim)"
              + (f"\nof the {len(dim)}, {int(labelled_moving.sum())} end in it with r(t) still changing at "
                 "$t_{max}$ (+): a transient, not counted" if labelled_moving.any() else ""), fontsize=8)
 save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

@@ -71,7 +71,7 @@ def dodged(x, kind, model):
 
 
 cols = [("perturb", d) for d in dims] + [("quantise", d) for d in dims]
-fig, axes = plt.subplots(len(scenarios), len(cols), figsize=(1.75 * len(cols) + 0.9, 1.25 * len(scenarios) + 1.4),
+fig, axes = plt.subplots(len(scenarios), len(cols), figsize=(1.75 * len(cols) + 0.9, 1.35 * len(scenarios) + 1.4),
                          squeeze=False)
 # no shared axes: every panel sets the same limits itself (y: one range; x: one per column) and only the outer
 # panels label their ticks. Sharing 48 axes made every limit lookup visit all the siblings (O(N^2) per draw)
@@ -118,7 +118,7 @@ for i, sc in enumerate(scenarios):
                     ax.axvline(t.delta_typ.iloc[0], color="0.35", lw=0.8, ls=":", zorder=1)
                 else:  # beyond the largest δ run: say where, rather than leave it out silently
                     ax.text(0.98, 0.82, f"$\\delta_{{typ}}$ = {t.delta_typ.iloc[0]:.3g} →", transform=ax.transAxes,
-                            ha="right", va="center", fontsize=5.5, color="0.35", zorder=4,
+                            ha="right", va="center", fontsize=6.5, color="0.25", zorder=4,
                             bbox=dict(fc="white", ec="none", pad=0.6, alpha=0.85))
         else:
             bits = sorted(table[(table.d == d) & (table.kind == "quantise")].bits.unique())
@@ -127,14 +127,15 @@ for i, sc in enumerate(scenarios):
             q = table[(table.scenario == sc) & (table.d == d) & (table.kind == "quantise")]
             if len(q) and q.rel_change_V.max() == 0 and q.rel_change_A.max() == 0:
                 ax.text(0.5, 0.45, "A, V on the grid:\nquantisation exact", transform=ax.transAxes, ha="center",
-                        va="center", fontsize=6, color="0.35")
+                        va="center", fontsize=6.5, color="0.25")
         ax.set_ylim(-0.06, 1.08)
         ax.tick_params(labelbottom=i == len(scenarios) - 1, labelleft=j == 0)
         ax.grid(True, lw=0.3, alpha=0.5)
         ref = table[(table.scenario == sc) & (table.d == d) & (table.kind == "none")].set_index("model").regime
-        refs = "/".join(REGIME_STYLE[r]["short"] if r in REGIME_STYLE else r for r in ref.reindex(models).fillna("-"))
-        ax.text(0.0, 1.02, f"unperturbed ({'/'.join(m.upper() for m in models)}): {refs}", transform=ax.transAxes,
-                fontsize=5.5, color="0.3", va="bottom")
+        shorts = [REGIME_STYLE[r]["short"] if r in REGIME_STYLE else r for r in ref.reindex(models).fillna("-")]
+        # large enough to read (at 5.5 pt grey the trial could not): one word when every model agrees
+        refs = shorts[0] if len(set(shorts)) == 1 else ", ".join(f"{m.upper()} {r}" for m, r in zip(models, shorts))
+        ax.text(0.0, 1.03, f"unperturbed: {refs}", transform=ax.transAxes, fontsize=7, color="0.1", va="bottom")
         if i == 0:
             what = "perturbation δ" if kind == "perturb" else "quantisation b"
             ax.set_title(rf"$\bf{{({'abcdefgh'[j]})}}$ {what}, $d = {d}$" + "\n", fontsize=8)

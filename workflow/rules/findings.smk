@@ -1,5 +1,6 @@
 rule findings:
-    """results/FINDINGS.md (what each claim's runs showed) and its report pages, from the tables."""
+    """results/FINDINGS.md (first one table, claim by claim: what the paper says, what this build found; then each
+    claim's runs) and its report pages, from the tables."""
     input:
         claims="results/tables/claims.csv",
         agreement="results/tables/agreement.csv",
@@ -9,6 +10,7 @@ rule findings:
         highdim="results/tables/highdim.csv",
         robustness="results/tables/robustness.csv",
         persistence="results/tables/persistence.csv",
+        offmanifold="results/tables/offmanifold.csv",
         legend="workflow/report/claims_legend.md",
         lib=lib_inputs("workflow/scripts/findings.py"),
     output:

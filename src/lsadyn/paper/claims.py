@@ -28,6 +28,35 @@ UNSETTLED_NOTE = "; r(t) still changing at t_max: a transient, undetermined (not
 #: C5b holds when the fitted exponent of the period near the saddle-node is within this of -1/2
 EXPONENT_TOL = 0.05
 
+#: The rows of the first screen of results/FINDINGS.md and of the report's findings page, in order: a key (a claim
+#: of the claims table, or the id of a row that is a study of its own filed under a paper claim's number) ->
+#: (what the paper says, in one sentence, SCIENCE.md §3; the figures to look at). C1–C7 are the paper's claims;
+#: C8–C10 and ``C1b-offmanifold`` go beyond it (their sentence says what the paper leaves open). The only prose about the paper the findings pages hold: the
+#: findings job stops, naming the claim, when the claims table has one without an entry here.
+CLAIM_ROWS = {
+    "C1": (("V = I: clustering if tr A > 0 or det A ≤ 0; if sym(A) is negative definite, convergence to an "
+           "interior point (no clustering)."), ("fig_case1",)),
+    "C2": ("A = I, V symmetric: clustering if λ_max(V) ≥ 0; if λ_max(V) < 0, convergence without clustering.",
+           ("fig_case2",)),
+    "C3": ("A and V not commuting: regions of clustering without convergence (rotating clusters).", ("fig_case3",)),
+    "C4": (("Hidden Hamiltonian, V = [[v11, v12], [−v12, −v11]]: periodic orbits when v11 < v12, convergence when "
+           "v11 ≥ v12."), ("fig_case4",)),
+    "C5": (("Small changes of V cross a saddle-node bifurcation (rotation → clustering); on |R₂| = 1, arg R₂ obeys an "
+           "Adler equation."), ("fig_bifurcation",)),
+    "C6": (("V = I with sym(A) > 0, or A = I with λ_max(V) > 0: data close enough to uniform in d_BL reach the OA "
+           "solution's long-time state."), ("fig_stability",)),
+    "C7": (("High dimension (numerical): clustering, rotating clusters and oscillation persist at d = 100, for LSA "
+           "and USA."), ("fig_highdim", "fig_persistence")),
+    "C8": (("Not measured: the paper calls the dynamics sensitive to the weights and links this to quantisation; "
+           "here weights are perturbed and quantised."), ("fig_robustness",)),
+    "C9": ("Not studied: the paper takes structured A, V; here random weights A, V ~ N(0, 1/d).",
+           ("fig_persistence",)),
+    "C10": ("Not studied: the paper's softmax (USA) results are numerical at one β; here β is swept.",
+            ("fig_persistence",)),
+    "C1b-offmanifold": (("Not studied: claims 1–2 hold on the OA manifold; here tokens start off it, about an OA "
+                        "interior point."), ("fig_offmanifold",)),
+}
+
 METHODS = ("oa", "ws", "particles")
 #: How a method is named in row ids and the ``method`` column.
 METHOD_NAME = {"oa": "oa", "ws": "ws", "particles": "tokens"}

@@ -1,11 +1,15 @@
-"""What a build found, written by the build: ``results/FINDINGS.md`` (one section per claim C1…C7:
-what was tested, counts, key numbers from the results tables, verdict, notes), the same content as an
-HTML page of the Snakemake report, the claims table as a coloured HTML table, and the short summary
-printed at the end of every build. Nothing here computes science: it only reads tables.
+"""What a build found, written by the build: ``results/FINDINGS.md``, the same content as an HTML page of the
+Snakemake report, the claims table as a coloured HTML table, and the short summary printed at the end of every
+build. Nothing here computes science: it only reads tables.
 
-The first page of both holds a provenance block (between ``<!-- provenance -->`` markers) that the build's
-``onsuccess:``/``onerror:`` hook fills from results/provenance.json (:mod:`lsadyn.paper.provenance`): the
-findings job itself runs only when its tables changed, the provenance is rewritten by every build.
+Both findings pages come in layers. First one table (:func:`first_screen`), a row per claim of the paper (C1–C7)
+and per study beyond it (C8–C10, the off-manifold study): what the paper says (fixed text,
+:data:`lsadyn.paper.claims.CLAIM_ROWS`), what this build found (:func:`found_sentence`, one sentence made from the
+counts of the claims table and the numbers of the results tables), the verdict and the figure. Then the build, its
+provenance block (between ``<!-- provenance -->`` markers, which the build's ``onsuccess:``/``onerror:`` hook
+fills from results/provenance.json, :mod:`lsadyn.paper.provenance`: the findings job itself runs only when its
+tables changed, the provenance is rewritten by every build), and a section per row of the first table: what was
+tested, counts, key numbers, verdict, notes.
 
 Claims table columns (written by :mod:`lsadyn.paper.claims`, explained in
 workflow/report/claims_legend.md): ``id, claim, statement, method, n_tested, n_agree, pass,
@@ -24,6 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from lsadyn.paper.claims import CLAIM_ROWS
 from lsadyn.paper.provenance import BEGIN as PROVENANCE_BEGIN
 from lsadyn.paper.provenance import END as PROVENANCE_END
 from lsadyn.paper.provenance import PLACEHOLDER as PROVENANCE_PLACEHOLDER
@@ -31,24 +36,9 @@ from lsadyn.paper.provenance import PLACEHOLDER as PROVENANCE_PLACEHOLDER
 CLAIM_COLUMNS = ["id", "claim", "statement", "method", "n_tested", "n_agree", "pass", "informational", "evidence",
                  "note"]
 
-#: One-line headings (the claims of the paper, SCIENCE.md §3; no result numbers).
-CLAIM_TITLES = {
-    "C1": "Case 1, V = I, A arbitrary: clustering if tr A > 0 or det A ≤ 0; interior limit if sym(A) < 0",
-    "C2": "Case 2, A = I, V symmetric: clustering iff λ_max(V) ≥ 0",
-    "C3": "Case 3, A and V not commuting: rotating clusters",
-    "C4": "Case 4, hidden Hamiltonian: oscillation vs convergence",
-    "C5": "Saddle-node bifurcation (Adler equation on |R₂| = 1)",
-    "C6": "Structural stability off the OA manifold (bounded-Lipschitz distance ε)",
-    "C7": "High dimension: the d = 2 behaviours persist (LSA and USA)",
-    "C8": "Beyond the paper: regimes under perturbed and quantised weights (LSA and USA, d = 2 and high d)",
-    "C9": "Beyond the paper: random weights A, V ~ N(0, 1/d) (LSA and USA)",
-    "C10": "Beyond the paper: β for softmax (USA) and linear (LSA) attention",
-}
-#: Which results file holds each claim's key numbers, and the case name in agreement.csv.
+# The first-screen rows (key -> what the paper says, figures) live with the claims: lsadyn.paper.claims.CLAIM_ROWS.
+#: Which results file holds each claim's key numbers: the case name in agreement.csv.
 AGREEMENT_CASE = {"C1": "case1", "C2": "case2", "C3": "case3", "C4": "case4", "C5": "bifurcation"}
-FIGURE = {"C1": "fig_case1", "C2": "fig_case2", "C3": "fig_case3", "C4": "fig_case4", "C5": "fig_bifurcation",
-          "C6": "fig_stability", "C7": "fig_highdim", "C8": "fig_robustness", "C9": "fig_persistence",
-          "C10": "fig_persistence"}
 
 
 def _as_bool(x) -> bool:
@@ -136,9 +126,9 @@ def _fmt(x) -> str:
 
 
 def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]]:
-    """(heading, table or sentence) pairs with the numbers behind one claim, read from the results
-    tables in ``tables`` (keys: agreement, bifurcation_fit, stability, highdim, disagreements; any
-    may be missing)."""
+    """(heading, table or sentence) pairs with the numbers behind one first-screen row (a claim, or a study of its
+    own such as ``C1b-offmanifold``), read from the results tables in ``tables`` (keys: agreement, bifurcation_fit,
+    stability, highdim, disagreements, robustness, offmanifold; any may be missing)."""
     out = []
     agreement = tables.get("agreement")
     if claim in AGREEMENT_CASE and agreement is not None:
@@ -203,6 +193,10 @@ def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]
         t["expect"] = t["expect"].replace("", "(no d = 2 prediction)")
         t = t.rename(columns={"horizon": "horizon (τ)"})  # drift_rate and period are per unit time t, not τ
         out.append(("Every run (results/tables/highdim.csv)", t))
+    om = tables.get("offmanifold")
+    if claim == "C1b-offmanifold" and om is not None and len(om):
+        out.append(("Every run (results/tables/offmanifold.csv; start: a fixed density 1 + ε cos 2ξ, or i.i.d. angles)",
+                    om[[c for c in om.columns if c != "seed"]]))
     rb = tables.get("robustness")
     if claim == "C8" and rb is not None and len(rb):
         out += robustness_numbers(rb)
@@ -255,6 +249,277 @@ def verdict_word(passed: bool, informational: bool) -> str:
     return "pass" if passed else "FAIL"
 
 
+# --- the first screen: one row per claim and per study beyond the paper ---------------------------------
+
+def finding_groups(c: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """(key, rows) in the order of :data:`~lsadyn.paper.claims.CLAIM_ROWS`: a row belongs to the key that is its id
+    if there is one (a study of its own, e.g. ``C1b-offmanifold``), else to its claim. Raises ValueError naming a
+    claim the claims table has and CLAIM_ROWS lacks (its first-screen row would have no "what the paper says")."""
+    keys = pd.Series([i if i in CLAIM_ROWS else cl for i, cl in zip(c["id"], c["claim"].astype(str))], index=c.index)
+    unknown = sorted(set(keys) - set(CLAIM_ROWS))
+    if unknown:
+        raise ValueError(f"findings: claims table has claim(s) {', '.join(unknown)} without a 'what the paper says' "
+                         "entry; add them to lsadyn.paper.claims.CLAIM_ROWS")
+    return [(k, c[keys == k]) for k in CLAIM_ROWS if (keys == k).any()]
+
+
+def _pick(g: pd.DataFrame, pattern: str) -> pd.DataFrame:
+    """The rows of ``g`` whose id matches ``pattern`` in full."""
+    return g[g["id"].str.fullmatch(pattern)]
+
+
+def _of(rows: pd.DataFrame) -> str:
+    """'271 of 271': agreeing of tested, summed over ``rows``."""
+    return f"{int(rows.n_agree.sum())} of {int(rows.n_tested.sum())}"
+
+
+def _passing_of(rows: pd.DataFrame) -> str:
+    """'17 of 24': rows passing of rows."""
+    return f"{int(rows['pass'].sum())} of {len(rows)}"
+
+
+def _values(x) -> str:
+    """'{2, 3, 8, 100}': the distinct values, in order."""
+    return "{" + ", ".join(_fmt(v) for v in sorted(set(x))) + "}"
+
+
+def _settled(df: pd.DataFrame) -> pd.Series:
+    return df["settled"].map(_as_bool) if "settled" in df else pd.Series(True, index=df.index)
+
+
+def _runs_text(runs: pd.DataFrame, *cols: str, limit: int = 3) -> str:
+    """'oscillation USA d = 2, …': a few runs named by their columns, and how many more."""
+    def name(r):
+        bits = [str(r["scenario"]), str(r["model"]).upper()]
+        bits += [f"{'β' if c == 'beta' else c} = {_fmt(r[c])}" for c in cols if c in r]
+        return " ".join(bits)
+    names = [name(r) for _, r in runs.head(limit).iterrows()]
+    return ", ".join(names) + (f" and {len(runs) - limit} more" if len(runs) > limit else "")
+
+
+def _found_cases12(g, tables):
+    c = str(g["claim"].iloc[0])
+    parts = []
+    oa_a, oa_b = _pick(g, rf"{c}a-oa"), _pick(g, rf"{c}b-oa")
+    if len(oa_a):
+        parts.append(f"OA agrees at {_of(oa_a)} points predicted to cluster ({c}a-oa)")
+    if len(oa_b):
+        parts.append(f"{_of(oa_b)} predicted not to ({c}b-oa)")
+    tok = [_of(r) for r in (_pick(g, rf"{c}a-tokens"), _pick(g, rf"{c}b-tokens")) if len(r)]
+    text = " and ".join(parts)
+    if tok:
+        text += f"; n tokens off the OA manifold (informational): {', '.join(tok)}"
+    return text
+
+
+def _found_case3(g, tables):
+    parts = []
+    if len(r := _pick(g, "C3a")):
+        parts.append(f"OA: rotating clusters at {_of(r)} non-commuting grid points (C3a)")
+    if len(r := _pick(g, "C3b")):
+        parts.append(f"at the rate 2βμ√σ at {_of(r)} (C3b)")
+    text = ", ".join(parts)
+    if len(r := _pick(g, "C3a-commuting")):
+        text += f"; the commuting σ = 1 too: {_of(r)} (informational)"
+    return text
+
+
+def _found_case4(g, tables):
+    parts = []
+    if len(r := _pick(g, "C4a-oscillate")):
+        parts.append(f"as worded, {_of(r)} predicted oscillations (C4a-oscillate)")
+    if len(r := _pick(g, "C4a-converge")):
+        parts.append(f"{_of(r)} predicted convergences (C4a-converge)")
+    text = " and ".join(parts) + (" occur" if parts else "")
+    if len(r := _pick(g, "C4b")):
+        text += f"; corrected, |v11| < |v12|: {_of(r)} (C4b)"
+    if len(r := _pick(g, "C4c")):
+        text += f"; 𝓗 conserved on {_of(r)} orbits (C4c)"
+    return text
+
+
+def _found_bifurcation(g, tables):
+    fit = tables.get("bifurcation_fit")
+    if fit is None or not len(fit):
+        return _found_generic(g, tables)
+    r = fit.iloc[0]
+    return (f"the sweep brackets μ_c = {_fmt(float(r.mu_c_theory))} in [{_fmt(float(r.mu_converge_max))}, "
+            f"{_fmt(float(r.mu_rotate_min))}] (C5a); period exponent {_fmt(float(r.fit_exponent))}, theory "
+            f"{_fmt(float(r.theory_exponent))} (C5b); period π/(β√(μ² − s²)) to {float(r.period_max_rel_err):.1e} "
+            f"at {int(r.n_rotating)} rotating points (C5c)")
+
+
+def _found_stability(g, tables):
+    eps = tables.get("eps_small")
+    decided, info = g[~g.informational], g[g.informational]
+    a, b = _pick(decided, r"C6a-.*"), _pick(decided, r"C6b-.*")
+    small = f"ε ≤ {_fmt(eps)}" if eps is not None else "small ε"
+    parts = []
+    if len(a):
+        parts.append(f"within the hypotheses {_of(a)} runs with {small} reach the OA regime (C6a)")
+    if len(b):
+        parts.append(f"the discrepancy shrinks with ε for {_passing_of(b)} (A, V) (C6b)")
+    text = ", ".join(parts)
+    if len(ia := _pick(info, r"C6a-.*")):
+        text += f"; outside them {_of(ia)} (informational)"
+    return text
+
+
+def _c7_failures(g, tables) -> str:
+    """What the failing C7 rows' runs did: runs not settled at t_max, other labels, failed tolerance checks."""
+    out = []
+    hd, ps = tables.get("highdim"), tables.get("persistence")
+    failing = set(g.loc[~g["pass"] & ~g.informational, "id"])
+    for model in ("lsa", "usa"):
+        if f"C7-{model}" in failing and hd is not None and len(hd):
+            runs = hd[(hd.model == model) & (hd.expect != "")]
+            bad = runs[~_settled(runs) | (runs.regime != runs.expect) | ~runs.check_ok.map(_as_bool)]
+            out.append((bad, ("d",)))
+    if ps is not None and len(ps):
+        dim = ps[ps.study == "dimension"]
+        for rid in sorted(failing):
+            m = re.fullmatch(r"C7-(.+)-(lsa|usa)", rid)
+            if m:
+                runs = dim[(dim.scenario == m.group(1)) & (dim.model == m.group(2))]
+                out.append((runs[~_settled(runs) | (runs.regime != runs.expect)], ("d",)))
+    runs = pd.concat([r for r, _ in out]) if out else pd.DataFrame()
+    if not len(runs):
+        return ""
+    unsettled = runs[~_settled(runs)]
+    other = len(runs) - len(unsettled)
+    text = (f"{len(unsettled)} run{'s' if len(unsettled) != 1 else ''} not settled at t_max ("
+            + _runs_text(unsettled, "d") + ")") if len(unsettled) else ""
+    if other:
+        text += (", " if text else "") + f"{other} with another label or a failed tolerance check"
+    return text
+
+
+def _found_highdim(g, tables):
+    hd_rows = _pick(g, r"C7-(lsa|usa)")
+    per_model = [f"{_of(r)} {m.upper()}" for m in ("lsa", "usa") if len(r := _pick(hd_rows, rf"C7-{m}"))]
+    # (one run per scenario and model there; the persistence stage's rows count (d, seed) runs)
+    hd = tables.get("highdim")
+    d = f" at d = {_values(hd.d).strip('{}')}" if hd is not None and len(hd) else ""
+    parts = [f"the d = 2 regimes reappear{d} in {', '.join(per_model)} scenarios (C7-lsa, C7-usa)"] if per_model \
+        else []
+    runs = _pick(g[~g.informational], r"C7-.+-(lsa|usa)")
+    if len(runs):
+        ps = tables.get("persistence")
+        dims = ""
+        if ps is not None and len(ps):
+            dims = f", d ∈ {_values(ps.loc[ps.study == 'dimension', 'd'])}"
+        parts.append(f"in {_of(runs)} persistence runs{dims}")
+    text = " and ".join(parts)
+    failing = list(g.loc[~g["pass"] & ~g.informational, "id"])
+    if failing:
+        why = _c7_failures(g, tables)
+        text += f"; fails on {', '.join(failing)}" + (f": {why}" if why else "")
+    return text
+
+
+def _found_robustness(g, tables):
+    parts = []
+    if len(r := _pick(g, r"C8a-.*")):
+        parts.append(f"smallest δ: every run keeps its regime in {_passing_of(r)} (scenario, model, d) (C8a)")
+    if len(r := _pick(g, r"C8b-.*")):
+        parts.append(f"largest b: {_passing_of(r)} (C8b)")
+    text = "; ".join(parts)
+    if len(r := _pick(g, r"C8c-.*")):
+        text += f"; eigenvalue rule: {_of(r)} clustered runs (C8c)"
+    if len(r := _pick(g, r"C8d-.*")):
+        text += f"; below δ_min {_of(r)} keep it (C8d)"
+    return text
+
+
+def _per_model(g) -> str:
+    return ", ".join(f"{m.upper()} {_of(r)}" for m in ("lsa", "usa") if len(r := g[g["method"].str.endswith(m)]))
+
+
+def _found_random(g, tables):
+    ps = tables.get("persistence")
+    d = ""
+    if ps is not None and len(ps) and (ps.study == "random").any():
+        d = f", d ∈ {_values(ps.loc[ps.study == 'random', 'd'])}"
+    return (f"A, V ~ N(0, 1/d){d}: {_of(g)} runs decided within the budget ({_per_model(g)}), the rest "
+            "undetermined")
+
+
+def _found_beta(g, tables):
+    ps = tables.get("persistence")
+    where, unsettled = "", ""
+    if ps is not None and len(ps) and (ps.study == "beta").any():
+        b = ps[ps.study == "beta"]
+        where = f"over β ∈ {_values(b.beta)} at d = {_values(b.d).strip('{}')}, "
+        moving = b[~_settled(b)]
+        if len(moving):
+            unsettled = f"; not settled at t_max: {_runs_text(moving, 'beta')}"
+    return f"{where}{_of(g)} runs keep their regime ({_per_model(g)}){unsettled}"
+
+
+def _found_offmanifold(g, tables):
+    om = tables.get("offmanifold")
+    if om is None or not len(om) or not (om.start == "density").any():
+        return _found_generic(g, tables)
+    dens = om[om.start == "density"]
+    ratio = dens.amplitude / dens.oa_distance
+    return (f"{int((dens.regime_tokens == 'oscillate').sum())} of {len(dens)} runs from {dens.eps.nunique()} fixed "
+            f"densities keep oscillating about the OA interior point, n from {int(dens.n.min())} to "
+            f"{int(dens.n.max())}, amplitude / distance from the manifold {ratio.min():.3g} to {ratio.max():.3g}")
+
+
+def _found_generic(g, tables):
+    decided, info = g[~g.informational], g[g.informational]
+    parts = [f"{_passing_of(decided)} checks pass ({_of(decided)} runs agree)"] if len(decided) else []
+    if len(info):
+        parts.append(f"{_passing_of(info)} informational checks hold ({_of(info)} runs)")
+    return "; ".join(parts)
+
+
+#: key -> the sentence of its first-screen row, from the claims rows and the results tables.
+FOUND = {"C1": _found_cases12, "C2": _found_cases12, "C3": _found_case3, "C4": _found_case4, "C5": _found_bifurcation,
+         "C6": _found_stability, "C7": _found_highdim, "C8": _found_robustness, "C9": _found_random,
+         "C10": _found_beta, "C1b-offmanifold": _found_offmanifold}
+
+
+def found_sentence(key: str, rows: pd.DataFrame, tables: dict) -> str:
+    """One sentence: what this build found for a first-screen row, from the counts of its claims rows and the
+    numbers of the results tables. A failing (not informational) row the sentence does not name is added at its
+    end with its counts and the first clause of its note, so that a failing claim's sentence says what failed."""
+    text = FOUND.get(key, _found_generic)(rows, tables)
+    missing = rows[~rows["pass"] & ~rows.informational & ~rows["id"].map(lambda i: i in text)]
+    if len(missing):
+        text += "; fails on " + ", ".join(f"{r.id} ({r.n_agree} of {r.n_tested}: {r.note.split(';')[0]})"
+                                          for r in missing.itertuples())
+    text = text.strip()
+    return text[:1].upper() + text[1:] + "."
+
+
+def first_screen(claims: pd.DataFrame, tables: dict) -> list[dict]:
+    """The first-screen rows: ``key``, ``paper`` (what the paper says), ``found`` (:func:`found_sentence`),
+    ``verdict`` (pass / fail / informational, from the claims table), ``figures``."""
+    out = []
+    for key, g in finding_groups(normalise_claims(claims)):
+        paper, figures = CLAIM_ROWS[key]
+        verdict = claim_verdict(g).replace("informational only", "informational")
+        out.append({"key": key, "paper": paper, "found": found_sentence(key, g, tables), "verdict": verdict,
+                    "figures": figures})
+    return out
+
+
+def _anchor(key: str) -> str:
+    return key.lower()
+
+
+def first_screen_markdown(rows: list[dict]) -> list[str]:
+    lines = ["| claim | what the paper says | what this build found | verdict | figure |", "|---|---|---|---|---|"]
+    for r in rows:
+        verdict = f"**{r['verdict'].upper()}**" if r["verdict"] == "fail" else r["verdict"]
+        figs = ", ".join(f"[{f}](../paper_figures/{f}.png)" for f in r["figures"])
+        cells = [f"[{r['key']}](#{_anchor(r['key'])})", r["paper"], r["found"], verdict, figs]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return lines
+
+
 def build_description(settings: dict) -> str:
     """One sentence naming the sizes this build used (from the config the rule passed in)."""
     s = settings
@@ -266,38 +531,41 @@ def build_description(settings: dict) -> str:
 
 
 def all_key_numbers(claims: pd.DataFrame, tables: dict) -> dict[str, list[tuple[str, pd.DataFrame | str]]]:
-    """{claim: :func:`key_numbers`} for every claim of ``claims``: computed once for FINDINGS.md and its HTML
-    page, which show the same numbers (the C8 thresholds alone were ~0.15 s each time)."""
-    return {claim: key_numbers(claim, tables) for claim, _ in claim_groups(normalise_claims(claims))}
+    """{key: :func:`key_numbers`} for every first-screen row of ``claims`` (:func:`finding_groups`): computed once for
+    FINDINGS.md and its HTML page, which show the same numbers (the C8 thresholds alone were ~0.15 s each time)."""
+    return {key: key_numbers(key, tables) for key, _ in finding_groups(normalise_claims(claims))}
+
+
+def headline(t: Tally) -> str:
+    """'5 of 7 claims of the paper pass (C1, …); failing: C4, C7; informational only: C8, …' (plain text)."""
+    return (f"{len(t.claims_pass)} of {len(t.claims_pass) + len(t.claims_fail)} claims pass "
+            f"({', '.join(t.claims_pass) or 'none'}); failing: {', '.join(t.claims_fail) or 'none'}"
+            + (f"; informational only (not counted): {', '.join(t.claims_informational)}"
+               if t.claims_informational else ""))
 
 
 def findings_markdown(claims: pd.DataFrame, tables: dict, settings: dict, numbers: dict | None = None) -> str:
-    """The text of results/FINDINGS.md. ``numbers``: :func:`all_key_numbers` of the same claims and tables, if
-    already computed."""
+    """The text of results/FINDINGS.md: first one table (:func:`first_screen`: a row per claim and per study beyond
+    the paper), the build and its provenance, then a section per row of that table with its claims rows and the key
+    numbers. ``numbers``: :func:`all_key_numbers` of the same claims and tables, if already computed."""
     c = normalise_claims(claims)
     t = tally(c)
+    head, _, rest = headline(t).partition(" (")
     lines = ["# What this build found", "",
-             "Written by the build (rule `findings`, `lsadyn.paper.findings`) from `results/tables/*.csv`; "
-             "do not edit. Rerunning the build with another config rewrites it.", "",
-             f"Build: {build_description(settings)}", "",
-             PROVENANCE_BEGIN, PROVENANCE_PLACEHOLDER, PROVENANCE_END, "",
-             f"**{len(t.claims_pass)} of {len(t.claims_pass) + len(t.claims_fail)} claims pass** "
-             f"({', '.join(t.claims_pass) or 'none'}); failing: {', '.join(t.claims_fail) or 'none'}"
-             + (f"; informational only (not counted): {', '.join(t.claims_informational)}"
-                if t.claims_informational else "") + ". "
-             f"Rows of `results/tables/claims.csv`: {t.passing} passing, {t.failing} failing"
+             f"**{head}** ({rest}. Rows of `results/tables/claims.csv`: {t.passing} passing, {t.failing} failing"
              + (f" ({', '.join(t.failing_ids)})" if t.failing_ids else "")
              + f", {t.informational} informational (outside a claim's hypotheses; they do not count).", "",
-             "| claim | verdict | rows passing / decided | informational rows | figure |", "|---|---|---|---|---|"]
-    for claim, g in claim_groups(c):
-        d = g[~g.informational]
-        lines.append(f"| [{claim}](#{claim.lower()}) | {claim_verdict(g)} | {int(d['pass'].sum())} / {len(d)} | "
-                     f"{int(g.informational.sum())} | `paper_figures/{FIGURE.get(claim, '')}.png` |")
-    for claim, g in claim_groups(c):
-        lines += ["", f"## {claim}", "", f"*{CLAIM_TITLES.get(claim, '')}*", "",
-                  f"**Verdict: {claim_verdict(g)}.** Figure: `paper_figures/{FIGURE.get(claim, '')}.png`.", "",
+             *first_screen_markdown(first_screen(c, tables)), "",
+             (f"Build: {build_description(settings)} Written by the build (rule `findings`, `lsadyn.paper.findings`) "
+              "from `results/tables/*.csv`; do not edit. Each claim's rows and numbers follow the provenance."), "",
+             PROVENANCE_BEGIN, PROVENANCE_PLACEHOLDER, PROVENANCE_END]
+    for key, g in finding_groups(c):
+        paper, figures = CLAIM_ROWS[key]
+        figs = ", ".join(f"[`paper_figures/{f}.png`](../paper_figures/{f}.png)" for f in figures)
+        lines += ["", f"## {key}", "", f"*The paper: {paper}*", "",
+                  f"**Verdict: {claim_verdict(g)}.** Figure: {figs}.", "",
                   "What was tested, and what the runs showed:", "", _md_table(_claim_rows_table(g))]
-        for heading, body in numbers[claim] if numbers is not None else key_numbers(claim, tables):
+        for heading, body in numbers[key] if numbers is not None else key_numbers(key, tables):
             lines += [f"{heading}:", ""]
             lines += [_md_table(body) if isinstance(body, pd.DataFrame) else body, ""]
     persistence = persistence_section(tables.get("persistence"))
@@ -318,6 +586,8 @@ tr.pass td.res{background:#cfe8d5;color:#0b4d1e;font-weight:bold}
 tr.fail td.res{background:#f6c8c3;color:#7a1109;font-weight:bold}
 tr.info{color:#555;font-style:italic}tr.info td.res{background:#e8e8e8}
 .legend span{padding:1px 6px;margin-right:8px}
+table.first{font-size:13px;line-height:1.25}table.first td{padding:2px 5px}p.build{font-size:13px}
+table.first td:nth-child(2){width:30%}table.first td:nth-child(3){width:46%}
 </style>"""
 
 
@@ -366,25 +636,49 @@ def claims_html_page(claims: pd.DataFrame, legend_md: str = "") -> str:
             f"informational.</p>{LEGEND}{claims_html_table(claims)}{legend}</body></html>")
 
 
+def first_screen_html(rows: list[dict]) -> str:
+    """The first-screen table as HTML: the verdict cell coloured as in the claims table, the claim linking to its
+    section below."""
+    esc = html.escape
+    out = [("<table class='first'><tr><th>claim</th><th>what the paper says</th><th>what this build found</th>"
+            "<th>verdict</th><th>figure</th></tr>")]
+    for r in rows:
+        cls = {"pass": "pass", "fail": "fail"}.get(r["verdict"], "info")
+        word = "FAIL" if r["verdict"] == "fail" else r["verdict"]
+        figs = "<br>".join(f"<code>{esc(f)}</code>" for f in r["figures"])
+        out.append(f"<tr class='{cls}'><td><a href='#{_anchor(r['key'])}'>{esc(r['key'])}</a></td>"
+                   f"<td>{esc(r['paper'])}</td><td>{esc(r['found'])}</td><td class='res'>{esc(word)}</td>"
+                   f"<td>{figs}</td></tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
 def findings_html(claims: pd.DataFrame, tables: dict, settings: dict, numbers: dict | None = None) -> str:
-    """FINDINGS.md as a self-contained HTML page (a page of the Snakemake report). ``numbers``: as in
+    """FINDINGS.md as a self-contained HTML page (a page of the Snakemake report), in the same order: the
+    first-screen table, the build and its provenance, a section per row. ``numbers``: as in
     :func:`findings_markdown`."""
     c = normalise_claims(claims)
     t = tally(c)
     esc = html.escape
+    head, _, rest = headline(t).partition(" (")
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Findings</title>{CSS}</head><body>",
-             "<h1>What this build found</h1>", f"<p>Build: {esc(build_description(settings))}</p>",
-             PROVENANCE_BEGIN, f"<p>{esc(PROVENANCE_PLACEHOLDER)}</p>", PROVENANCE_END,
-             f"<p><b>{len(t.claims_pass)} of {len(t.claims_pass) + len(t.claims_fail)} claims pass</b> "
-             f"({esc(', '.join(t.claims_pass) or 'none')}); failing: {esc(', '.join(t.claims_fail) or 'none')}. "
-             f"Rows: {t.passing} passing, {t.failing} failing, {t.informational} informational.</p>", LEGEND]
-    for claim, g in claim_groups(c):
+             "<h1>What this build found</h1>",
+             (f"<p><b>{esc(head)}</b> ({esc(rest)}. Rows: {t.passing} passing, {t.failing} failing, "
+              f"{t.informational} informational.</p>"),
+             first_screen_html(first_screen(c, tables)),
+             (f"<p class='build'>Build: {esc(build_description(settings))} Figures: "
+              "<code>paper_figures/&lt;figure&gt;.png</code>, in this report under their categories. Each row's detail "
+              "follows the provenance.</p>"),
+             PROVENANCE_BEGIN, f"<p>{esc(PROVENANCE_PLACEHOLDER)}</p>", PROVENANCE_END, LEGEND]
+    for key, g in finding_groups(c):
         v = claim_verdict(g)
+        paper, figures = CLAIM_ROWS[key]
         colour = {"pass": "#0b4d1e", "fail": "#7a1109"}.get(v, "#555")
-        parts += [f"<h2 id='{claim.lower()}'>{esc(claim)}: {esc(CLAIM_TITLES.get(claim, ''))}</h2>",
+        parts += [f"<h2 id='{_anchor(key)}'>{esc(key)}</h2><p><i>The paper: {esc(paper)}</i></p>",
                   f"<p><b style='color:{colour}'>Verdict: {esc(v)}</b>. Figure: "
-                  f"<code>paper_figures/{FIGURE.get(claim, '')}.png</code></p>", claims_html_table(g)]
-        for heading, body in numbers[claim] if numbers is not None else key_numbers(claim, tables):
+                  + ", ".join(f"<code>paper_figures/{esc(f)}.png</code>" for f in figures) + "</p>",
+                  claims_html_table(g)]
+        for heading, body in numbers[key] if numbers is not None else key_numbers(key, tables):
             parts.append(f"<p><b>{esc(heading)}</b>: " + (esc(body) + "</p>" if isinstance(body, str)
                                                          else "</p>" + _html_df(body)))
     parts.append("</body></html>")
@@ -477,7 +771,7 @@ def build_summary(claims_csv="results/tables/claims.csv", configfiles=(), root="
                            "default target to update it)")
     else:
         lines.append(f"  claims: no {claims_csv} yet (build the default target for it)")
-    lines += ["  look first: results/FINDINGS.md (what each claim's runs showed),",
+    lines += ["  look first: results/FINDINGS.md (its first table: each claim, what the paper says, what this build found),",
               "              paper_figures/*.png and paper_figures/movies/*.gif,",
               f"              report: snakemake --report report.html{(' ' + cfg) if cfg else ''}"]
     return "\n".join(lines)
