@@ -53,21 +53,39 @@ def test_lsa_moment_form_is_the_pure_second_harmonic(seed):
     p = attention(rng.normal(size=(2, 2)), rng.normal(size=(2, 2)), 1.7)
     X = _tokens(rng, 200, "uniform")
     assert _rel(kd.lsa_field_moments(0, X, p), lsa_field(0, X, p)) < 1e-13
-    # only s = +-1 in F, so b reads Z_0 and Z_{+-2} only: random odd moments change nothing
-    F = kd.lsa_fourier(p)
-    assert np.all(F[:, 1] == 0) and np.all(F[1, :] == 0)
-    Z = np.zeros(5, complex)  # m = -2..2
-    Z[[0, 2, 4]] = [0.3 - 0.1j, 1.0, 0.3 + 0.1j]
-    Zodd = Z.copy()
-    Zodd[[1, 3]] = [0.5 + 0.2j, 0.5 - 0.2j]
+    # the LSA weights are u_{+-1} = x/2, u_0 = 0: the sums read C_{+-1} = nu Z_{+-1+1} + mu Z_{+-1-1}, i.e. Z_0 and
+    # Z_{+-2} only; random odd moments (Z_1, Z_3) change nothing
+    alpha, gamma = kd.complex_form(p.A)
     nu, mu = kd.complex_form(p.V)
-    b, _ = kd.fourier_coefficients(F, Z, np.asarray(nu), np.asarray(mu), False)
-    b_odd, _ = kd.fourier_coefficients(F, Zodd, np.asarray(nu), np.asarray(mu), False)
-    assert np.array_equal(b, b_odd) and b[1] == 0  # harmonics r = +-1 of S_k: theta_k enters through 2 theta_k
-    # flipping tokens x -> -x keeps every z^2: LSA velocities flip with them; USA's first harmonic sees it
+    z = kd._unit_phases(X)
+    Zpos = kd.moments(z, 3)
+    odd = Zpos.copy()
+    odd[1] = 0.4 - 0.3j
+    s_true, _ = kd._sums(z, alpha, gamma, p.beta, kd.moment_combinations(Zpos, nu, mu, False), 1, lsa=True)
+    s_odd, _ = kd._sums(z, alpha, gamma, p.beta, kd.moment_combinations(odd, nu, mu, False), 1, lsa=True)
+    assert np.array_equal(s_true, s_odd)
+    # theta_k enters through 2 theta_k only: flipping tokens x -> -x keeps every z^2, so LSA velocities flip with
+    # them; USA's first harmonic sees the flip
     flip = np.where(rng.random(200) < 0.5, -1.0, 1.0)[:, None]
     assert _rel(kd.lsa_field_moments(0, flip * X, p), flip * kd.lsa_field_moments(0, X, p)) < 1e-13
     assert _rel(kd.usa_field_moments(0, flip * X, p), flip * kd.usa_field_moments(0, X, p)) > 1e-3
+
+
+@pytest.mark.parametrize("beta", [0.01, 1.0, 5.0, 50.0, 300.0])
+def test_compiled_passes_match_the_numpy_reference(beta):
+    rng = np.random.default_rng(int(beta * 100))
+    p = attention(rng.normal(size=(2, 2)), rng.normal(size=(2, 2)), beta)
+    X = _tokens(rng, 500, "uniform")
+    for f in (kd.sa_field_moments, kd.lsa_field_moments) + ((kd.usa_field_moments,) if beta < 100 else ()):
+        assert _rel(f(0, X, p), f(0, X, p, compiled=False)) < 1e-13
+
+
+@pytest.mark.parametrize("x", [0.0, 1e-9, 1e-3, 0.5, 2.0, 5.0, 30.0, 300.0, 700.0])
+def test_bessel_weights_match_scipy(x):
+    M = kd.bessel_cutoff(max(x, 5.0))
+    u = kd.bessel_weights(np.array([x, x]), M)
+    assert u.shape == (M + 1, 2)
+    assert np.abs(u[:, 0] - ive(np.arange(M + 1), x)).max() < 1e-14 * ive(0, x)  # seen: <= 1.2e-15
 
 
 @pytest.mark.parametrize("a", [0.0, 1e-3, 0.5, 5.0, 40.0, 700.0])
@@ -90,12 +108,12 @@ def test_field_for_gives_the_moment_form_in_d2_and_the_direct_field_on_request()
         X = _tokens(rng, n, "uniform")
         assert _rel(kd.usa_field_d2(0, X, p), usa_field(0, X, p)) < 1e-12
         assert _rel(kd.sa_field_d2(0, X, p), sa_field(0, X, p)) < 1e-12
-    L = kd.harmonics(p.A, p.beta)
-    assert not budget.softmax_d2_uses_moments(20, L) and budget.softmax_d2_uses_moments(1500, L)
+    M = kd.harmonics(p.A, p.beta)
+    assert not budget.softmax_d2_uses_moments(20, M) and budget.softmax_d2_uses_moments(1500, M)
 
 
 def test_usa_moments_refuse_an_overflowing_beta():
-    p = attention(np.eye(2), np.eye(2), 701.0)
+    p = attention(np.eye(2), np.eye(2), 701.0)  # every token looks along itself: x_k = 701
     with pytest.raises(OverflowError, match="^beta: "):
         kd.usa_field_moments(0, _tokens(np.random.default_rng(0), 10, "uniform"), p)
 
@@ -107,7 +125,7 @@ def test_batch_field_uses_the_moments_in_d2():
     beta, tau = np.array([0.5, 1.0, 3.0]), np.array([1.0, 0.5, 0.2])
     X = np.stack([_tokens(rng, n, "uniform") for _ in range(B)])
     f = BatchField("usa", A, V, beta, tau)
-    assert budget.softmax_d2_uses_moments(n, (f.fourier.F.shape[-1] - 1) // 2)
+    assert budget.softmax_d2_uses_moments(n, f.forms.M)
     Y = f(X)
     for b in range(B):
         assert _rel(Y[b], tau[b] * usa_field(0, X[b], attention(A[b], V[b], beta[b]))) < 1e-12
@@ -117,8 +135,8 @@ def test_batch_field_uses_the_moments_in_d2():
 def test_budget_estimates_the_moment_form_and_no_longer_refuses_large_d2_softmax():
     L = kd.harmonics(np.eye(2), 1.0)
     with pytest.raises(ValueError, match="^n: .*memory"):
-        budget.check_budget(100_000, 2, "usa", 40, 1000)  # the n×n kernel: 400 GB
-    b = budget.check_budget(100_000, 2, "usa", 40, 1000, harmonics=L)
+        budget.check_budget(100_000, 2, "usa", 10, 1000)  # the n×n kernel: 400 GB
+    b = budget.check_budget(100_000, 2, "usa", 10, 1000, harmonics=L)
     assert b.bytes < 1e9
     assert b.seconds == pytest.approx(b.evaluations * budget.moment_eval_seconds(100_000, L) + 1000 * 100_000 * 4e-9)
 

@@ -31,7 +31,7 @@ from .api import time_scale
 from .budget import softmax_d2_uses_moments
 from .fields.attention import USA_MAX_LOGIT
 from .fields.kernels import exp_inplace
-from .fields.kuramoto_daido import batch_fourier, usa_field_batch_moments
+from .fields.kuramoto_daido import batch_forms, usa_field_batch_moments
 from .observers import (
     batch_axis_observer,
     cluster_shape,
@@ -119,7 +119,7 @@ class BatchField:
     (O(n² d)); USA: :math:`\tau K (X V^\top)/n` with :math:`K_{kj} = e^{\beta\langle x_k, A x_j\rangle}`, O(n² d);
     then the row-wise tangent projection. Products with A or V cost O(n d) when every member's matrix is
     the identity or a plane block plus a multiple of the identity (:class:`_RightProduct`). d = 2 USA: the moment
-    form (:func:`lsadyn.fields.kuramoto_daido.usa_field_batch_moments`, kernels padded to the batch's largest L)
+    form (:func:`lsadyn.fields.kuramoto_daido.usa_field_batch_moments`, with the batch's largest cutoff M)
     when :func:`lsadyn.budget.softmax_d2_uses_moments` estimates it cheaper for the n of the call."""
 
     def __init__(self, model, A, V, beta, tau):
@@ -132,14 +132,14 @@ class BatchField:
         self.beta = np.asarray(beta, dtype=float)
         self.tau = np.asarray(tau, dtype=float)
         self._scales = {}
-        self.fourier = batch_fourier(A, V, self.beta) if model == "usa" and np.shape(A)[-1] == 2 else None
+        self.forms = batch_forms(A, V, self.beta) if model == "usa" and np.shape(A)[-1] == 2 else None
 
     def take(self, idx) -> "BatchField":
         """The field of the members ``idx``."""
         out = object.__new__(BatchField)
         out.__dict__.update(self.__dict__)
         out.XA, out.XVT, out.beta, out.tau = self.XA.take(idx), self.XVT.take(idx), self.beta[idx], self.tau[idx]
-        out.fourier = None if self.fourier is None else self.fourier.take(idx)
+        out.forms = None if self.forms is None else self.forms.take(idx)
         out._scales = {}
         return out
 
@@ -153,8 +153,8 @@ class BatchField:
 
     def __call__(self, X):
         n, d = X.shape[1:]
-        if self.fourier is not None and softmax_d2_uses_moments(n, (self.fourier.F.shape[-1] - 1) // 2):
-            return usa_field_batch_moments(X, self.fourier, self.tau)
+        if self.forms is not None and softmax_d2_uses_moments(n, self.forms.M):
+            return usa_field_batch_moments(X, self.forms, self.tau)
         XT = X.transpose(0, 2, 1)
         beta, factor = self._scale(n)
         if self.model == "lsa" and n >= d:

@@ -12,13 +12,13 @@ estimate, good to a factor of ~3 — runs that the decision procedure settles ea
   (through M = XᵀX/n; compiled in d = 2), USA/SA ``n²·(c + e·d)`` (the n×n kernel), OA (8 complex
   ODEs) about a microsecond, WS (3 variables, n constants) ``1 µs + n·0.7 ns``; d = 2 USA/SA with
   ``harmonics`` = L given: the cheaper of the kernel and the moment form of
-  :mod:`lsadyn.fields.kuramoto_daido` (:func:`moment_eval_seconds`, ``2 n (L + 2)`` power/product
-  terms plus the (2L+1)² coefficient product; :func:`softmax_d2_uses_moments` is the rule the fields
-  dispatch by, so the estimate follows the path that runs);
+  :mod:`lsadyn.fields.kuramoto_daido` (:func:`moment_eval_seconds`, ``2 n (M + 2)`` terms of its two
+  compiled passes; :func:`softmax_d2_uses_moments` is the rule the fields dispatch by, so the estimate
+  follows the path that runs);
 * observing: one symmetric eigendecomposition of the d×d second moment per stored sample (d > 2,
   ~``4e-10·d³`` s);
 * memory: the solver keeps ~``STATE_COPIES`` copies of the n×d state, USA/SA ~``KERNEL_COPIES``
-  n×n float arrays (none for the d = 2 moment form: O(n + L²)), plus the ``n_samples`` stored observations.
+  n×n float arrays (none for the d = 2 moment form: O(n)), plus the ``n_samples`` stored observations.
 
 Documented limits (override per call, or for a whole session by environment variable):
 
@@ -57,12 +57,11 @@ MAX_SECONDS = 3600.0
 #: Estimated seconds above which a :class:`LongRunWarning` is emitted.
 WARN_SECONDS = 60.0
 
-#: d = 2 softmax by moments (:mod:`lsadyn.fields.kuramoto_daido`), seconds per evaluation: fixed numpy overhead,
-#: per token and harmonic (the two passes: moments, evaluation), per entry of the (2L+1)² coefficient matrix
-#: (measured with one BLAS thread, n = 16 … 10⁶, L = 15 … 46: benchmarks/bench_daido.py).
-MOMENT_OVERHEAD = 1.5e-4
-MOMENT_PER_TOKEN_HARMONIC = 4e-9
-MOMENT_PER_F_ENTRY = 2e-9
+#: d = 2 softmax by moments (:mod:`lsadyn.fields.kuramoto_daido`), seconds per evaluation: fixed overhead and
+#: per token and harmonic of each of its two passes (moments; weights and sums), measured on a loaded 2-core
+#: machine for n = 16 … 10⁶, M = 15 … 34 (upper values; ``bench_core.py --only-daido`` records the speed).
+MOMENT_OVERHEAD = 8e-5
+MOMENT_PER_TOKEN_HARMONIC = 8e-9
 
 MODELS = ("lsa", "usa", "sa", "oa", "ws")
 
@@ -123,9 +122,8 @@ def default_max_seconds() -> float:
 
 
 def moment_eval_seconds(n: float, harmonics: float) -> float:
-    """Estimated seconds of one d = 2 softmax evaluation by moments, n tokens, L = ``harmonics``."""
-    L = float(harmonics)
-    return MOMENT_OVERHEAD + 2.0 * n * (L + 2.0) * MOMENT_PER_TOKEN_HARMONIC + (2.0 * L + 1.0) ** 2 * MOMENT_PER_F_ENTRY
+    """Estimated seconds of one d = 2 softmax evaluation by moments, n tokens, cutoff M = ``harmonics``."""
+    return MOMENT_OVERHEAD + 2.0 * n * (float(harmonics) + 2.0) * MOMENT_PER_TOKEN_HARMONIC
 
 
 def _kernel_eval_seconds(n: float, d: float) -> float:
@@ -161,7 +159,7 @@ def _eval_seconds(model: str, n: float, d: float, harmonics=None) -> float:
 def estimate(n, d, model, horizon, n_samples, *, dt=None, runs=1, harmonics=None) -> Budget:
     """Estimated :class:`Budget` of ``runs`` integrations of n tokens in d dimensions to ``horizon``
     (units of τ), storing ``n_samples`` observations. ``dt`` (fixed-step RK4, units of τ) replaces
-    the adaptive step count. ``harmonics``: L of the d = 2 softmax moment form
+    the adaptive step count. ``harmonics``: the cutoff M of the d = 2 softmax moment form
     (:func:`lsadyn.fields.kuramoto_daido.harmonics`; None: the n×n kernel). Pure arithmetic: never allocates."""
     n, d, horizon, n_samples = float(n), float(d), float(horizon), float(n_samples)
     if dt is not None:
@@ -177,7 +175,7 @@ def estimate(n, d, model, horizon, n_samples, *, dt=None, runs=1, harmonics=None
         state = 8.0 * n * d
     mem = STATE_COPIES * state + 8.0 * n_samples * (d + 4)
     if _uses_moments(model, n, d, harmonics):
-        mem += 16.0 * (6 * n + 2 * (harmonics + 2) * 2048 + (2 * harmonics + 1) ** 2)  # O(n + L²), chunks of 2048
+        mem += 16.0 * 8 * n  # O(n): phases, moments' inputs, sums, velocities
     elif model in ("usa", "sa"):
         mem += KERNEL_COPIES * 8.0 * n * n
     observe = n_samples * (n * d * 2e-9 + (4e-10 * d**3 if d > 2 and model in ("lsa", "usa", "sa") else 0.0))

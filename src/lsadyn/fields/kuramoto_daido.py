@@ -1,5 +1,5 @@
 r"""The d = 2 softmax fields (USA, SA) as a Kuramoto–Daido model: every velocity through the empirical moments
-:math:`Z_m = \frac1n\sum_j e^{im\theta_j}`, O(n L + L²) per evaluation instead of the O(n²) kernel matrix
+:math:`Z_m = \frac1n\sum_j e^{im\theta_j}`, O(n M) per evaluation instead of the O(n²) kernel matrix
 (SCIENCE.md §6).
 
 **Complex form.** A token is :math:`x = (\cos\theta, \sin\theta)`, :math:`z = e^{i\theta}`. A real 2×2 matrix acts
@@ -9,65 +9,74 @@ on :math:`z = x_1 + i x_2` as :math:`Az = \alpha z + \gamma\bar z` with (:func:`
     \alpha = \tfrac12[(A_{11}+A_{22}) + i(A_{21}-A_{12})],\qquad
     \gamma = \tfrac12[(A_{11}-A_{22}) + i(A_{21}+A_{12})],
 
-and :math:`\|A\|_2 = |\alpha| + |\gamma|`. Since :math:`\langle x, y\rangle = \mathrm{Re}(\bar z_x z_y)`,
+:math:`A^\top z = \bar\alpha z + \gamma\bar z` and :math:`\|A\|_2 = |\alpha| + |\gamma|`. Since
+:math:`\langle x, y\rangle = \mathrm{Re}(\bar z_x z_y)`,
 
 .. math::
-    \beta\langle x_k, A x_j\rangle = \mathrm{Re}\big(\beta\alpha\, e^{i(\theta_j-\theta_k)}
-        + \beta\gamma\, e^{-i(\theta_j+\theta_k)}\big)
-    = a\cos(\theta_j-\theta_k+\arg\alpha) + g\cos(\theta_j+\theta_k-\arg\gamma),
-    \quad a = \beta|\alpha|,\ g = \beta|\gamma| .
+    \beta\langle x_k, A x_j\rangle = \beta|\alpha|\cos(\theta_j-\theta_k+\arg\alpha)
+        + \beta|\gamma|\cos(\theta_j+\theta_k-\arg\gamma)
+    = x_k\cos(\theta_j - \phi_k),\qquad x_k e^{i\phi_k} = \beta(\bar\alpha z_k + \gamma\bar z_k),
 
-**Kernel as a double Fourier series.** Jacobi–Anger, :math:`e^{a\cos\phi} = \sum_{p\in\mathbb Z} I_p(a)e^{ip\phi}`,
-applied to both cosines gives, with :math:`r = q - p` and :math:`s = p + q` (same parity),
+i.e. token k looks along :math:`A^\top x_k` (length :math:`x_k/\beta \le \|A\|_2`, angle :math:`\phi_k`).
 
-.. math::
-    e^{\beta\langle x_k, A x_j\rangle} = e^{a+g}\sum_{r,s} F_{rs}\, e^{ir\theta_k} e^{is\theta_j},\qquad
-    F_{q-p,\,p+q} = \tilde I_p(a)\,e^{ip\arg\alpha}\;\tilde I_q(g)\,e^{-iq\arg\gamma},
-
-:math:`\tilde I_p(a) = e^{-a} I_p(a)` (``scipy.special.ive``; :math:`\sum_p \tilde I_p(a) = 1`, so
-:math:`\sum|F| \le 1` whatever β is). LSA's kernel :math:`h(y) = y` has the four entries
-:math:`F_{-1,1} = \beta\alpha/2`, :math:`F_{1,-1} = \beta\bar\alpha/2`, :math:`F_{1,1} = \beta\bar\gamma/2`,
-:math:`F_{-1,-1} = \beta\gamma/2` (no :math:`e^{a+g}`): only :math:`s = \pm1` (:func:`lsa_fourier`).
-
-**Velocities.** With :math:`Vz = \nu z + \mu\bar z` (the complex form of V) the attention sum of token k is
+**Jacobi–Anger.** :math:`e^{x\cos\phi} = \sum_{m\in\mathbb Z} I_m(x)e^{im\phi}` turns the kernel into one Fourier
+series in :math:`\theta_j` per token, with :math:`\zeta_k = e^{-i\phi_k}` and
+:math:`u_m(x) = e^{-x}I_{|m|}(x)` (``scipy.special.ive``; :math:`\sum_m u_m = 1`, so every sum below is a convex-like
+combination of moments, :math:`|Z_m| \le 1`):
 
 .. math::
-    S_k = \frac1n\sum_j e^{\beta\langle x_k,Ax_j\rangle}(\nu z_j + \mu\bar z_j)
-        = e^{a+g}\sum_r b_r z_k^r,\qquad b_r = \sum_s F_{rs}\,(\nu Z_{s+1} + \mu Z_{s-1}),
+    \frac1n\sum_j e^{\beta\langle x_k,Ax_j\rangle} f(z_j) = e^{x_k}\sum_m u_m(x_k)\,\zeta_k^m\,\langle f\,z^m\rangle .
 
-and the tangent projection keeps :math:`\dot\theta_k = \mathrm{Im}(\bar z_k S_k)`, i.e.
-:math:`\dot x_k = \dot\theta_k(-\sin\theta_k, \cos\theta_k)`. SA divides by the normaliser
-:math:`N_k = \frac1n\sum_j e^{\beta\langle x_k,Ax_j\rangle} = e^{a+g}\sum_r d_r z_k^r`,
-:math:`d_r = \sum_s F_{rs} Z_s` (real): :math:`\dot\theta_k = \mathrm{Im}(\bar z_k S_k)/N_k`, the :math:`e^{a+g}`
-cancels. For LSA only :math:`Z_0 = 1` and :math:`Z_{\pm2}` enter and :math:`\dot\theta_k` holds only the
-harmonics 0 and ±2 of :math:`\theta_k`: the pure second-harmonic coupling of SCIENCE.md §2. The softmax kernel
-adds every harmonic, the first included.
+With :math:`Vz = \nu z + \mu\bar z` (the complex form of V) the attention sum and SA's normaliser of token k are
 
-**Cutoff rule** (:func:`bessel_cutoff`). The series are cut at :math:`|p| \le M_a`, :math:`|q| \le M_g`, with
-:math:`M_a` the smallest M such that :math:`2\sum_{p>M}\tilde I_p(a) \le` :data:`BESSEL_TAIL` (1e-17): the dropped
-part of :math:`e^{a\cos\phi}` is below 1e-17·e^a for every φ, so the truncated kernel is within 2e-17·e^{a+g} of
-the exact one for every pair. For large a, :math:`\tilde I_p(a) \approx e^{-p^2/2a}/\sqrt{2\pi a}`, so
-:math:`M_a \approx 9\sqrt a` (a = 5: 26; a = 700: ~ 230); a = 0 (A = αI + rotation, e.g. A = I, has γ = 0)
-gives :math:`M_g = 0`. With :math:`L = M_a + M_g`: moments :math:`|m| \le L + 1`, harmonics :math:`|r| \le L`.
+.. math::
+    S_k = e^{x_k}\sum_{m=-M}^{M} u_m(x_k)\,\zeta_k^m\,(\nu Z_{m+1} + \mu Z_{m-1}),\qquad
+    N_k = e^{x_k}\sum_{m=-M}^{M} u_m(x_k)\,\zeta_k^m Z_m \ (\text{real}),
 
-**Cost and shapes.** Tokens X (n, 2) → velocities (n, 2). The moments take one pass over the tokens (powers
-:math:`z^m`, m = 0..L+1, built by doubling in chunks of tokens), the coefficients :math:`b, d` one
-(2L+1)×(2L+1) matrix–vector product, the evaluation a second pass (the same powers, a matrix product with
-(L+1)×2 coefficients): O(n L + L²) time, O(n + L²) memory. Batches X (B, n, 2) with per-member (A, V, β) run the
-same way with F padded to the largest L (:func:`usa_field_batch_moments`).
+and the tangent projection keeps :math:`\dot\theta_k = \mathrm{Im}(\bar z_k S_k)` (USA) or
+:math:`\mathrm{Im}(\bar z_k S_k)/N_k` (SA, the :math:`e^{x_k}` cancels); :math:`\dot x_k = \dot\theta_k(-\sin\theta_k,
+\cos\theta_k)`. Expanding :math:`x_k^m\zeta_k^m` back in :math:`\theta_k` gives the double series of SCIENCE.md §6
+(harmonics :math:`e^{ir\theta_k}e^{is\theta_j}`); the per-token form sums it exactly, scaled by each row's own
+largest possible logit :math:`x_k` instead of the global :math:`\beta\|A\|_2`, so no row loses digits to a
+scale it does not reach.
 
-**Accuracy.** Rounding is relative to the kernel's scale :math:`e^{\beta\|A\|_2}` (|F| sums to ≤ 1): USA velocities
-are exact to ~1e-15 of :math:`e^{\beta\|A\|_2}\|V\|_2`. An SA row whose normaliser is far below that scale
-(:math:`N_k e^{-(a+g)}` < :data:`SA_DIRECT_BELOW`: token k sees only small logits, e.g. a token opposite a tight
-cluster at large β) would lose digits in the division; those rows are evaluated directly (O(n) each, the rows of
-:func:`lsadyn.fields.attention.sa_field`). USA raises ``OverflowError`` (naming ``beta``) when
-:math:`\beta\|A\|_2 >` :data:`~lsadyn.fields.attention.USA_MAX_LOGIT` (the direct field raises when the largest
-logit of the actual tokens does; for tokens spread around the circle the two agree).
+**LSA is the pure second harmonic.** For :math:`h(y) = y`, :math:`x\cos(\theta_j-\phi) = \frac x2(\zeta^{-1}
+e^{i\theta_j} + \zeta e^{-i\theta_j})`: only :math:`m = \pm1` with weights :math:`x_k/2` (no :math:`e^{x_k}`), so
+:math:`S_k` reads :math:`Z_0 = 1` and :math:`Z_{\pm2}` only, and since :math:`x_k\zeta_k = \beta(\alpha\bar z_k +
+\bar\gamma z_k)`, :math:`\dot\theta_k` holds only the harmonics 0 and ±2 of :math:`\theta_k`: SCIENCE.md §2
+(:func:`lsa_field_moments`). The softmax kernel adds every harmonic, the first included.
 
-**When it is used** (:func:`use_moments`): :func:`lsadyn.fields.attention.field_for` with ``d = 2`` (and
-:class:`lsadyn.batch.BatchField` for d = 2 USA stacks) pick it when its estimated cost is below the direct
-field's, i.e. from a few hundred tokens on (``direct=True`` asks for the O(n²) field);
-:mod:`lsadyn.budget` estimates it the same way.
+**Cutoff rule** (:func:`bessel_cutoff`). The series is cut at :math:`|m| \le M`, M the smallest with
+:math:`2\sum_{m>M} e^{-a}I_m(a) \le` :data:`BESSEL_TAIL` (1e-17) for :math:`a = \beta\|A\|_2`: the dropped part of
+:math:`e^{x\cos\phi}` is below 1e-17·e^x for every φ and every :math:`x \le a` (the tail grows with x). For large
+a, :math:`e^{-a}I_m(a) \approx e^{-m^2/2a}/\sqrt{2\pi a}`, so :math:`M \approx 9\sqrt a` (a = 1: 15, a = 5: 28,
+a = 700: ~ 240). Moments :math:`0 \le m \le M + 1` (:math:`Z_{-m} = \bar Z_m`).
+
+**Bessel weights per token** (:func:`bessel_weights`): the ratios :math:`r_m = I_m/I_{m-1}` by the backward
+recurrence :math:`r_m = x/(2m + x r_{m+1})` (each in [0, 1): no overflow, x = 0 allowed), started at
+:math:`M +` :data:`RATIO_START` with :math:`r = 0`, then :math:`u_m/u_0 = r_1\cdots r_m` and
+:math:`u_0 = 1/(1 + 2\sum_{m\ge1} u_m/u_0)` (Miller's normalisation :math:`\sum_m u_m = 1`): O(M) per token.
+
+**Cost and shapes.** Tokens X (n, 2) → velocities (n, 2). Two passes over the tokens, compiled
+(:mod:`lsadyn.fields.daido_kernels`): the moments (a running power per token), then per token the look
+(:math:`x_k`, :math:`\zeta_k`), the weights :math:`u_m` and the sums against the (M+1)-term moment combinations:
+O(n M) time, O(n) memory. ``compiled=False`` runs the numpy reference of both passes (powers by doubling and
+matrix products, in chunks of :data:`CHUNK` tokens; the same numbers to rounding, several times slower). Batches
+X (B, n, 2) with per-member (A, V, β) run the same way with M the batch's largest (:func:`usa_field_batch_moments`).
+
+**Accuracy.** Rounding is relative to each row's bound :math:`e^{x_k}\|V\|_2`: USA velocities are exact to ~1e-15 of
+it. An SA row whose normaliser is far below that bound (:math:`N_k e^{-x_k}` < :data:`SA_DIRECT_BELOW`: the tokens
+avoid the direction token k looks along, e.g. a token whose :math:`A^\top x_k` points away from a tight cluster at
+large β) would lose digits in the division; those rows are evaluated directly (O(n) each, as
+:func:`lsadyn.fields.attention.sa_field`): in states where most tokens are such rows (SA, large β, every token
+looking away from all others) the cost approaches the direct field's. USA raises ``OverflowError`` (naming
+``beta``) when some :math:`x_k >` :data:`~lsadyn.fields.attention.USA_MAX_LOGIT` (the direct field: when the largest
+logit over the actual pairs does).
+
+**When it is used** (:func:`usa_field_d2`, :func:`sa_field_d2`): :func:`lsadyn.fields.attention.field_for` with
+``d = 2`` (and :class:`lsadyn.batch.BatchField` for d = 2 USA stacks) use it when
+:func:`lsadyn.budget.softmax_d2_uses_moments` estimates it cheaper than the direct field (from ~150 tokens on);
+``direct=True`` asks for the O(n²) field; :mod:`lsadyn.budget` estimates whichever runs.
 """
 
 from __future__ import annotations
@@ -80,12 +89,15 @@ from scipy.special import ive
 from ..budget import softmax_d2_uses_moments
 from .attention import USA_MAX_LOGIT, Attention, sa_field, usa_field
 
-#: Relative weight of the dropped Jacobi–Anger terms: M is the smallest with 2 Σ_{p>M} e^{-a} I_p(a) ≤ this.
+#: Relative weight of the dropped Jacobi–Anger terms: M is the smallest with 2 Σ_{m>M} e^{-a} I_m(a) ≤ this.
 BESSEL_TAIL = 1e-17
-#: SA rows whose normaliser e^{-β‖A‖} (1/n) Σ_j e^{β⟨x_k, A x_j⟩} is below this are evaluated directly.
+#: The backward ratio recurrence of :func:`bessel_weights` starts this many orders above M.
+RATIO_START = 12
+#: SA rows whose normaliser e^{-x_k} (1/n) Σ_j e^{β⟨x_k, A x_j⟩} is below this are evaluated directly.
 SA_DIRECT_BELOW = 1e-3
-#: Tokens per chunk of the power matrices (a chunk holds CHUNK × (L + 2) complex numbers).
-CHUNK = 2048
+#: Tokens per chunk of the power and weight arrays (a chunk holds ~3 CHUNK × (M + 2) numbers).
+CHUNK = 4096
+
 
 def complex_form(M) -> tuple:
     """(α, γ) with M z = α z + γ z̄ for a real (..., 2, 2) matrix M (complex arrays of shape (...))."""
@@ -95,7 +107,7 @@ def complex_form(M) -> tuple:
 
 
 def bessel_cutoff(a: float, tail: float = BESSEL_TAIL) -> int:
-    """Smallest M ≥ 0 with 2 Σ_{p>M} e^{-a} I_p(a) ≤ ``tail`` (the Jacobi–Anger cutoff; module docstring)."""
+    """Smallest M ≥ 0 with 2 Σ_{m>M} e^{-a} I_m(a) ≤ ``tail`` (the Jacobi–Anger cutoff; module docstring)."""
     a = float(a)
     if not (np.isfinite(a) and a >= 0):
         raise ValueError(f"a: the Bessel argument must be finite and >= 0, got {a!r}")
@@ -109,44 +121,27 @@ def bessel_cutoff(a: float, tail: float = BESSEL_TAIL) -> int:
 
 
 def harmonics(A, beta) -> int:
-    """L = M_a + M_g for β, A (2, 2): the kernel's harmonics |r|, |s| ≤ L, moments |m| ≤ L + 1."""
+    """M = :func:`bessel_cutoff` (β‖A‖₂) for A (2, 2): the moments |m| ≤ M + 1 the softmax fields read."""
     alpha, gamma = complex_form(A)
-    return bessel_cutoff(beta * abs(alpha)) + bessel_cutoff(beta * abs(gamma))
+    return bessel_cutoff(beta * (abs(alpha) + abs(gamma)))
 
 
-def _fourier_from(alpha, gamma, beta):
-    """F (2L+1, 2L+1) of the scaled softmax kernel (module docstring), index [r + L, s + L], and log scale a + g."""
-    a, g = beta * abs(alpha), beta * abs(gamma)
-    Ma, Mg = bessel_cutoff(a), bessel_cutoff(g)
-    L = Ma + Mg
-    p = np.arange(-Ma, Ma + 1)
-    q = np.arange(-Mg, Mg + 1)
-    fp = ive(np.abs(p), a) * np.exp(1j * p * np.angle(alpha))
-    fq = ive(np.abs(q), g) * np.exp(-1j * q * np.angle(gamma))
-    F = np.zeros((2 * L + 1, 2 * L + 1), dtype=complex)
-    P, Q = np.meshgrid(p, q, indexing="ij")
-    F[Q - P + L, P + Q + L] = fp[:, None] * fq[None, :]  # (p, q) -> (r, s) is one to one
-    return F, a + g
-
-
-def softmax_fourier(p: Attention):
-    """(F, log_scale) of the softmax kernel of ``p`` (d = 2): e^{β⟨x_k,Ax_j⟩} = e^{log_scale} Σ F[r, s] e^{irθ_k}
-    e^{isθ_j}, F of shape (2L+1, 2L+1) indexed [r + L, s + L]; cached on ``p``."""
-    cached = p.__dict__.get("_softmax_fourier")
-    if cached is None:
-        alpha, gamma = complex_form(p.A)
-        cached = p.__dict__["_softmax_fourier"] = _fourier_from(alpha, gamma, p.beta)
-    return cached
-
-
-def lsa_fourier(p: Attention) -> np.ndarray:
-    """F (3, 3) of the LSA kernel β⟨x_k, A x_j⟩ = Σ F[r, s] e^{irθ_k} e^{isθ_j} (r, s ∈ {-1, 0, 1}; only s = ±1)."""
-    alpha, gamma = complex_form(p.A)
-    F = np.zeros((3, 3), dtype=complex)
-    b = p.beta / 2
-    F[0, 2], F[2, 0] = b * alpha, b * np.conj(alpha)  # (r, s) = (-1, 1), (1, -1)
-    F[2, 2], F[0, 0] = b * np.conj(gamma), b * gamma  # (1, 1), (-1, -1)
-    return F
+def bessel_weights(x, M: int) -> np.ndarray:
+    """u_m = e^{-x} I_m(x) for m = 0..M, x (..., c) ≥ 0 -> (..., M + 1, c), by the backward ratio recurrence and
+    Miller's normalisation (module docstring)."""
+    x = np.asarray(x, dtype=float)
+    top = M + RATIO_START
+    r = np.empty(x.shape[:-1] + (top, x.shape[-1]))  # r[..., m - 1, :] = I_m / I_{m-1}, m = 1..top
+    nxt = np.zeros_like(x)
+    for m in range(top, 0, -1):
+        nxt = x / (2.0 * m + x * nxt)
+        r[..., m - 1, :] = nxt
+    rel = np.cumprod(r, axis=-2)  # I_m / I_0, m = 1..top
+    u0 = 1.0 / (1.0 + 2.0 * rel.sum(axis=-2))
+    u = np.empty(x.shape[:-1] + (M + 1, x.shape[-1]))
+    u[..., 0, :] = u0
+    u[..., 1:, :] = rel[..., :M, :] * u0[..., None, :]
+    return u
 
 
 def _unit_phases(X) -> np.ndarray:
@@ -174,43 +169,83 @@ def _chunks(n):
     return [(lo, min(lo + CHUNK, n)) for lo in range(0, n, CHUNK)]
 
 
-def moments(z, K) -> np.ndarray:
-    """Z_m = (1/n) Σ_j z_j^m for m = 0..K-1, z (..., n) unit complex -> (..., K)."""
+def moments(z, K, compiled=True) -> np.ndarray:
+    """Z_m = (1/n) Σ_j z_j^m for m = 0..K-1, z (..., n) unit complex -> (..., K); ``compiled``:
+    :func:`lsadyn.fields.daido_kernels.moments_kernel`, else numpy (powers by doubling, in chunks)."""
     n = z.shape[-1]
+    if compiled:
+        from .daido_kernels import moments_kernel
+
+        zb = z.reshape(-1, n)
+        Zr, Zi = np.zeros((zb.shape[0], K)), np.zeros((zb.shape[0], K))
+        moments_kernel(np.ascontiguousarray(zb.real), np.ascontiguousarray(zb.imag), Zr, Zi)
+        return ((Zr + 1j * Zi) / n).reshape(z.shape[:-1] + (K,))
     Z = np.zeros(z.shape[:-1] + (K,), dtype=complex)
     for lo, hi in _chunks(n):
         Z += _powers(z[..., lo:hi], K).sum(axis=-1)
     return Z / n
 
 
-def _all_moments(Zpos):
-    """Z_m for m = -(K-1)..K-1 from m = 0..K-1 (Z_{-m} = conj Z_m), (..., K) -> (..., 2K-1), index m + K - 1."""
-    return np.concatenate([np.conj(Zpos[..., :0:-1]), Zpos], axis=-1)
+def moment_combinations(Zpos, nu, mu, normaliser: bool) -> np.ndarray:
+    """C (..., k, 2M+1), index m + M: row 0 ν Z_{m+1} + μ Z_{m-1} (the attention sum), row 1 Z_m (SA's
+    normaliser, if ``normaliser``), from Zpos (..., M + 2) = Z_0..Z_{M+1} and ν, μ (...) (Z_{-m} = conj Z_m)."""
+    Z = np.concatenate([np.conj(Zpos[..., :0:-1]), Zpos], axis=-1)  # m = -(M+1)..M+1
+    rows = [np.asarray(nu)[..., None] * Z[..., 2:] + np.asarray(mu)[..., None] * Z[..., :-2]]
+    if normaliser:
+        rows.append(Z[..., 1:-1])
+    return np.stack(rows, axis=-2)
 
 
-def fourier_coefficients(F, Z, nu, mu, normaliser: bool):
-    """(b, d) of S_k = Σ_r b_r z_k^r and N_k = Σ_r d_r z_k^r for F (..., 2L+1, 2L+1), Z (..., 2L+3) (index
-    m + L + 1), ν, μ (...): b_r = Σ_s F_rs (ν Z_{s+1} + μ Z_{s-1}), d_r = Σ_s F_rs Z_s; shapes (..., 2L+1)
-    (d is None unless ``normaliser``)."""
-    W = nu[..., None] * Z[..., 2:] + mu[..., None] * Z[..., :-2]  # index s + L
-    b = np.einsum("...rs,...s->...r", F, W)
-    d = np.einsum("...rs,...s->...r", F, Z[..., 1:-1]) if normaliser else None
-    return b, d
+def _looks(z, alpha, gamma, beta):
+    """(x, ζ) of tokens z (..., c): x = β|Aᵀx_k| ≥ 0, ζ = e^{-iφ_k} (1 where x = 0)."""
+    w = np.conj(alpha)[..., None] * z + np.asarray(gamma)[..., None] * np.conj(z)
+    rho = np.abs(w)
+    zeta = np.divide(np.conj(w), rho, out=np.ones_like(w), where=rho > 0)
+    return np.asarray(beta, dtype=float)[..., None] * rho, zeta
 
 
-def _evaluate(z, coeffs, L) -> np.ndarray:
-    """Σ_r c_r z^r for r = -L..L, several coefficient vectors: z (..., n), coeffs (..., k, 2L+1) -> (..., k, n)."""
+def _sums(z, alpha, gamma, beta, C, M, lsa=False, compiled=True):
+    """Σ_m u_m(x_k) ζ_k^m C_m for each row of C (..., k, 2M+1) and token z (..., n): (..., k, n), and x (..., n).
+    ``lsa``: the weights u_{±1} = x/2 (h(y) = y; C then needs M = 1). ``compiled``:
+    :func:`lsadyn.fields.daido_kernels.sums_kernel`, else numpy (the reference)."""
     n = z.shape[-1]
-    pos = coeffs[..., L:]  # r = 0..L
-    neg = np.conj(coeffs[..., L - 1::-1])  # conj c_{-r}, r = 1..L
-    out = np.empty(coeffs.shape[:-1] + (n,), dtype=complex)
+    if compiled:
+        from .daido_kernels import sums_kernel
+
+        lead = z.shape[:-1]
+        zb = z.reshape(-1, n)
+        B = zb.shape[0]
+
+        def col(v, dtype=float):
+            return np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype=dtype).reshape(-1), (B,)))
+
+        al, ga = col(alpha, complex), col(gamma, complex)
+        Cb = C.reshape((B,) + C.shape[-2:])
+        outr = np.empty((B, C.shape[-2], n))
+        outi = np.empty_like(outr)
+        xs = np.empty((B, n))
+        sums_kernel(np.ascontiguousarray(zb.real), np.ascontiguousarray(zb.imag), al.real.copy(), al.imag.copy(),
+                    ga.real.copy(), ga.imag.copy(), col(beta), np.ascontiguousarray(Cb.real),
+                    np.ascontiguousarray(Cb.imag), int(M), RATIO_START, bool(lsa), outr, outi, xs)
+        return (outr + 1j * outi).reshape(C.shape[:-1] + (n,)), xs.reshape(lead + (n,))
+    pos = C[..., M:]  # m = 0..M
+    neg = np.conj(C[..., M - 1::-1])  # conj C_{-m}, m = 1..M
+    out = np.empty(C.shape[:-1] + (n,), dtype=complex)
+    xs = np.empty(z.shape)
     for lo, hi in _chunks(n):
-        P = _powers(z[..., lo:hi], L + 1)
-        val = np.matmul(pos, P)
-        if L:
-            val += np.conj(np.matmul(neg, P[..., 1:, :]))  # Σ_{r>0} c_{-r} z̄^r = conj(Σ conj(c_{-r}) z^r)
+        x, zeta = _looks(z[..., lo:hi], alpha, gamma, beta)
+        Q = _powers(zeta, M + 1)
+        if lsa:
+            Q[..., 0, :] = 0.0
+            Q[..., 1, :] *= 0.5 * x
+        else:
+            Q *= bessel_weights(x, M)
+        val = np.matmul(pos, Q)
+        if M:
+            val += np.conj(np.matmul(neg, Q[..., 1:, :]))  # Σ_{m>0} u_m ζ^{-m} C_{-m} = conj Σ u_m ζ^m conj C_{-m}
         out[..., lo:hi] = val
-    return out
+        xs[..., lo:hi] = x
+    return out, xs
 
 
 def _tangent(z, w) -> np.ndarray:
@@ -218,51 +253,65 @@ def _tangent(z, w) -> np.ndarray:
     return np.stack([-w * z.imag, w * z.real], axis=-1)
 
 
-def _moment_sums(z, F, nu, mu, normaliser):
-    """(S/scale, N/scale) (..., n) of tokens z (..., n) under the kernel F (..., 2L+1, 2L+1)."""
-    L = (F.shape[-1] - 1) // 2
-    Z = _all_moments(moments(z, L + 2))
-    b, d = fourier_coefficients(F, Z, nu, mu, normaliser)
-    coeffs = b[..., None, :] if d is None else np.stack([b, d], axis=-2)
-    vals = _evaluate(z, coeffs, L)
-    return vals[..., 0, :], (None if d is None else vals[..., 1, :].real)
-
-
 def _check_d2(X, p: Attention):
     if p.d != 2 or np.shape(X)[-1] != 2:
         raise ValueError(f"X: the moment form needs d = 2 tokens, got A {p.A.shape} and X {np.shape(X)}")
 
 
-def _usa_overflow(beta_norm):
-    if beta_norm > USA_MAX_LOGIT:
-        raise OverflowError(f"beta: USA logit bound beta*||A||_2 = {beta_norm:.4g} > {USA_MAX_LOGIT:g}; exp would "
+def _usa_overflow(x):
+    top = float(np.max(x)) if np.size(x) else 0.0
+    if top > USA_MAX_LOGIT:
+        raise OverflowError(f"beta: USA logit bound beta*|A^T x_k| reaches {top:.4g} > {USA_MAX_LOGIT:g}; exp would "
                             f"overflow (use beta*||A||_2 <= {USA_MAX_LOGIT:g})")
 
 
-def usa_field_moments(t, X: np.ndarray, p: Attention) -> np.ndarray:
-    """USA velocity of d = 2 tokens X (n, 2) -> (n, 2) by the moments (module docstring); O(n L + L²)."""
-    _check_d2(X, p)
-    F, log_scale = softmax_fourier(p)
-    _usa_overflow(log_scale)
-    z = _unit_phases(X)
-    nu, mu = complex_form(p.V)
-    S, _ = _moment_sums(z, F, np.asarray(nu), np.asarray(mu), False)
-    return _tangent(z, np.exp(log_scale) * (np.conj(z) * S).imag)
+def _forms(p: Attention):
+    """(α, γ, ν, μ, M) of ``p`` (d = 2), cached on it."""
+    cached = p.__dict__.get("_daido")
+    if cached is None:
+        alpha, gamma = complex_form(p.A)
+        nu, mu = complex_form(p.V)
+        cached = p.__dict__["_daido"] = (alpha, gamma, nu, mu, bessel_cutoff(p.beta * (abs(alpha) + abs(gamma))))
+    return cached
 
 
-def sa_field_moments(t, X: np.ndarray, p: Attention) -> np.ndarray:
-    """SA velocity of d = 2 tokens X (n, 2) -> (n, 2) by the moments; rows with a normaliser below
-    :data:`SA_DIRECT_BELOW` (relative to e^{β‖A‖₂}) directly (module docstring)."""
+def _field(X, p: Attention, model: str, compiled=True) -> np.ndarray:
     _check_d2(X, p)
-    F, _ = softmax_fourier(p)
+    alpha, gamma, nu, mu, M = _forms(p)
+    if model == "lsa":
+        M = 1
     z = _unit_phases(X)
-    nu, mu = complex_form(p.V)
-    S, N = _moment_sums(z, F, np.asarray(nu), np.asarray(mu), True)
-    out = _tangent(z, (np.conj(z) * S).imag / N)
+    C = moment_combinations(moments(z, M + 2, compiled), nu, mu, model == "sa")
+    sums, x = _sums(z, alpha, gamma, p.beta, C, M, lsa=model == "lsa", compiled=compiled)
+    w = (np.conj(z) * sums[0]).imag
+    if model == "usa":
+        _usa_overflow(x)
+        return _tangent(z, np.exp(x) * w)
+    if model == "lsa":
+        return _tangent(z, w)
+    N = sums[1].real
+    out = _tangent(z, w / N)
     bad = np.nonzero(N < SA_DIRECT_BELOW)[0]
     if bad.size:
         out[bad] = _sa_rows(np.ascontiguousarray(X, dtype=float), bad, p)
     return out
+
+
+def usa_field_moments(t, X: np.ndarray, p: Attention, *, compiled: bool = True) -> np.ndarray:
+    """USA velocity of d = 2 tokens X (n, 2) -> (n, 2) by the moments (module docstring); O(n M)."""
+    return _field(X, p, "usa", compiled)
+
+
+def sa_field_moments(t, X: np.ndarray, p: Attention, *, compiled: bool = True) -> np.ndarray:
+    """SA velocity of d = 2 tokens X (n, 2) -> (n, 2) by the moments; rows with a normaliser below
+    :data:`SA_DIRECT_BELOW` (relative to their own bound e^{x_k}) directly (module docstring)."""
+    return _field(X, p, "sa", compiled)
+
+
+def lsa_field_moments(t, X: np.ndarray, p: Attention, *, compiled: bool = True) -> np.ndarray:
+    """LSA velocity of d = 2 tokens by the same moment machinery with the weights u_{±1} = x_k/2 (only Z₀, Z_{±2}
+    enter): the pure second harmonic; :func:`lsadyn.fields.attention.lsa_field` is the faster path."""
+    return _field(X, p, "lsa", compiled)
 
 
 def _sa_rows(X, rows, p: Attention) -> np.ndarray:
@@ -280,61 +329,44 @@ def _sa_rows(X, rows, p: Attention) -> np.ndarray:
     return out
 
 
-def lsa_field_moments(t, X: np.ndarray, p: Attention) -> np.ndarray:
-    """LSA velocity of d = 2 tokens by the same moment machinery with :func:`lsa_fourier` (only Z₀, Z_{±2} enter):
-    the reference that shows LSA is the pure second harmonic; :func:`lsadyn.fields.attention.lsa_field` is faster."""
-    _check_d2(X, p)
-    z = _unit_phases(X)
-    nu, mu = complex_form(p.V)
-    S, _ = _moment_sums(z, lsa_fourier(p), np.asarray(nu), np.asarray(mu), False)
-    return _tangent(z, (np.conj(z) * S).imag)
-
-
 @dataclass(frozen=True)
-class BatchFourier:
-    """The softmax kernels of a batch of d = 2 members, padded to the largest L: F (B, 2L+1, 2L+1), log scales
-    (B,), ν, μ (B,) of V."""
+class BatchForms:
+    """Complex forms of a batch of d = 2 members: α, γ (of A), ν, μ (of V), β, all (B,), and M (the largest)."""
 
-    F: np.ndarray
-    log_scale: np.ndarray
+    alpha: np.ndarray
+    gamma: np.ndarray
     nu: np.ndarray
     mu: np.ndarray
+    beta: np.ndarray
+    M: int
 
-    def take(self, idx) -> BatchFourier:
-        return BatchFourier(self.F[idx], self.log_scale[idx], self.nu[idx], self.mu[idx])
+    def take(self, idx) -> BatchForms:
+        return BatchForms(self.alpha[idx], self.gamma[idx], self.nu[idx], self.mu[idx], self.beta[idx], self.M)
 
 
-def batch_fourier(A, V, beta) -> BatchFourier:
-    """:class:`BatchFourier` of A, V (B, 2, 2), beta (B,)."""
+def batch_forms(A, V, beta) -> BatchForms:
+    """:class:`BatchForms` of A, V (B, 2, 2), beta (B,)."""
     alpha, gamma = complex_form(A)
     nu, mu = complex_form(V)
-    beta = np.broadcast_to(np.asarray(beta, dtype=float), alpha.shape)
-    parts = [_fourier_from(a, g, b) for a, g, b in zip(alpha, gamma, beta)]
-    L = max((F.shape[0] - 1) // 2 for F, _ in parts)
-    F = np.zeros((len(parts), 2 * L + 1, 2 * L + 1), dtype=complex)
-    for i, (Fi, _) in enumerate(parts):
-        off = L - (Fi.shape[0] - 1) // 2
-        F[i, off:off + Fi.shape[0], off:off + Fi.shape[0]] = Fi
-    return BatchFourier(F, np.array([s for _, s in parts]), np.asarray(nu), np.asarray(mu))
+    beta = np.broadcast_to(np.asarray(beta, dtype=float), alpha.shape).copy()
+    M = max((bessel_cutoff(b * (abs(a) + abs(g))) for a, g, b in zip(alpha, gamma, beta)), default=0)
+    return BatchForms(alpha, gamma, nu, mu, beta, M)
 
 
-def usa_field_batch_moments(X, bf: BatchFourier, factor) -> np.ndarray:
+def usa_field_batch_moments(X, bf: BatchForms, factor) -> np.ndarray:
     """USA velocities of a stack X (B, n, 2) times ``factor`` (B,) (e.g. each member's τ): (B, n, 2)."""
-    for s in bf.log_scale:
-        _usa_overflow(s)
     z = _unit_phases(X)
-    S, _ = _moment_sums(z, bf.F, bf.nu, bf.mu, False)
-    scale = np.asarray(factor, dtype=float) * np.exp(bf.log_scale)
-    return _tangent(z, scale[:, None] * (np.conj(z) * S).imag)
+    C = moment_combinations(moments(z, bf.M + 2), bf.nu, bf.mu, False)
+    sums, x = _sums(z, bf.alpha, bf.gamma, bf.beta, C, bf.M)
+    _usa_overflow(x)
+    w = (np.conj(z) * sums[..., 0, :]).imag
+    return _tangent(z, np.asarray(factor, dtype=float)[:, None] * np.exp(x) * w)
 
 
 def _use_moments(X, p: Attention) -> bool:
     if p.d != 2:
         return False
-    cached = p.__dict__.get("_harmonics")
-    if cached is None:
-        cached = p.__dict__["_harmonics"] = harmonics(p.A, p.beta)
-    return softmax_d2_uses_moments(np.shape(X)[0], cached)
+    return softmax_d2_uses_moments(np.shape(X)[0], _forms(p)[4])
 
 
 def usa_field_d2(t, X: np.ndarray, p: Attention) -> np.ndarray:
