@@ -2,7 +2,8 @@
 
 Each entry is the best of several repeats of one field evaluation (``evals_per_s``) and
 ``token_steps_per_s = n · evals_per_s``. Ratios are measured within this one run.
-Usage: ``python benchmarks/bench_core.py [--quick]``; ``--profile-tokens2d`` prints where a d = 2 token step goes.
+Usage: ``python benchmarks/bench_core.py [--quick]``; ``--profile-tokens2d`` prints where a d = 2 token step goes;
+``--only-highdim`` / ``--only-tokens2d`` / ``--only-daido`` (d = 2 softmax by moments) refresh one group of rows.
 """
 
 from __future__ import annotations
@@ -541,12 +542,86 @@ def refresh_tokens2d(args):
     print(f"updated the d = 2 token rows of {OUT}")
 
 
+# --- d = 2 softmax by moments (lsadyn.fields.kuramoto_daido) ------------------------------------------------------
+
+
+def bench_daido(rows, quick=False):
+    """d = 2 USA/SA by moments, one BLAS thread: at n = 10⁶ (10⁵ with ``quick``) per evaluation against its own
+    floor (the moments Z_m, m = 0..L+1, of the tokens plus one exp pass over them: what any evaluation through the
+    moments must do), for one random A at β = 1 and β = 5; and at n = 10⁴ (2000 with ``quick``) against the
+    direct O(n²) field (:func:`lsadyn.fields.attention.usa_field`), same tokens, in alternation."""
+    from threadpoolctl import threadpool_limits
+
+    from lsadyn.fields import kuramoto_daido as kd
+    from lsadyn.fields.attention import sa_field
+
+    out = {}
+    rng = np.random.default_rng(22)
+    A, V = rng.standard_normal((2, 2)), rng.standard_normal((2, 2))
+    with threadpool_limits(limits=1):
+        for beta in (1.0, 5.0):
+            p = attention(A, V, beta)
+            L = kd.harmonics(p.A, p.beta)
+            n = 100_000 if quick else 1_000_000
+            X = uniform_sphere(n, 2, seed=4)
+            theta = np.arctan2(X[:, 1], X[:, 0])
+
+            def floor():
+                z = np.exp(1j * theta)
+                return kd.moments(z, L + 2)
+
+            t_usa, t_sa, t_floor = _interleaved_best([lambda: kd.usa_field_moments(0, X, p),
+                                                      lambda: kd.sa_field_moments(0, X, p), floor], repeats=3)
+            tag = f"beta{beta:g}"
+            rows.append(row(f"daido_usa_{tag}", n, 2, t_usa, f"moments, M = {L}, |A| = {np.linalg.norm(A, 2):.3g}"))
+            rows.append(row(f"daido_sa_{tag}", n, 2, t_sa, f"moments, M = {L}"))
+            rows.append(row(f"daido_floor_{tag}", n, 2, t_floor, f"exp(i theta) and Z_m, m <= {L + 1}"))
+            out[f"daido_usa_over_floor_{tag}_n{n}"] = t_usa / t_floor
+            out[f"daido_sa_over_floor_{tag}_n{n}"] = t_sa / t_floor
+            out[f"daido_M_{tag}"] = L
+        p = attention(A, V, 1.0)
+        n = 2000 if quick else 10_000
+        X = uniform_sphere(n, 2, seed=5)
+        t_m, t_d = _interleaved_best([lambda: kd.usa_field_moments(0, X, p), lambda: usa_field(0, X, p)], repeats=3)
+        t_ms, t_ds = _interleaved_best([lambda: kd.sa_field_moments(0, X, p), lambda: sa_field(0, X, p)], repeats=3)
+        rows.append(row("daido_usa_beta1", n, 2, t_m, "moments"))
+        rows.append(row("usa_direct_d2", n, 2, t_d, "n x n kernel"))
+        rows.append(row("daido_sa_beta1", n, 2, t_ms, "moments"))
+        rows.append(row("sa_direct_d2", n, 2, t_ds, "n x n kernel, row max-shift"))
+        out[f"daido_usa_speedup_over_direct_n{n}"] = t_d / t_m
+        out[f"daido_sa_speedup_over_direct_n{n}"] = t_ds / t_ms
+    out["daido_quick"] = quick
+    return out
+
+
+DAIDO_PREFIXES = ("daido_", "usa_direct_d2", "sa_direct_d2")
+
+
+def refresh_daido(args):
+    """``--only-daido``: run :func:`bench_daido` alone and replace its rows and ratios in the existing results.json
+    (every other row is kept as recorded)."""
+    rows: list[dict] = []
+    summary = bench_daido(rows, quick=args.quick)
+    for r in rows:
+        print(f"{r['name']:<20}{r['n']:>9}{r['d']:>3}{r['seconds_per_eval']:>12.3e}  {r['note']}")
+    for k, v in summary.items():
+        print(f"  {k:<48} {v:10.4g}")
+    data = json.loads(OUT.read_text()) if OUT.exists() else {"rows": [], "ratios": {}, "targets": {}}
+    data["rows"] = [r for r in data.get("rows", []) if not r["name"].startswith(DAIDO_PREFIXES)] + rows
+    data["ratios"] = {k: v for k, v in data.get("ratios", {}).items() if not k.startswith("daido_")} | summary
+    data["daido_machine"] = platform.platform()
+    OUT.write_text(json.dumps(data, indent=2) + "\n")
+    print(f"updated the d = 2 moment-form rows of {OUT}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads for the d = 100 rows (default 1)")
     ap.add_argument("--only-highdim", action="store_true", help="refresh only the d = 100 rows of results.json")
     ap.add_argument("--only-tokens2d", action="store_true", help="refresh only the d = 2 token rows of results.json")
+    ap.add_argument("--only-daido", action="store_true",
+                    help="refresh only the d = 2 softmax moment-form rows of results.json")
     ap.add_argument("--profile-tokens2d", action="store_true",
                     help="print where a d = 2 DOP853 step goes (per pass, against the floor); writes nothing")
     args = ap.parse_args(argv)
@@ -556,6 +631,8 @@ def main(argv=None):
         return refresh_highdim(args)
     if args.only_tokens2d:
         return refresh_tokens2d(args)
+    if args.only_daido:
+        return refresh_daido(args)
     lsa_sizes = [1000] if args.quick else [1000, 10_000, 100_000]
     usa_sizes = [1000] if args.quick else [1000, 10_000]
     ws_sizes = [1000, 100_000] if args.quick else [1000, 1_000_000]
@@ -567,6 +644,7 @@ def main(argv=None):
     summary.update(bench_ws(rows, ws_sizes))
     summary.update(bench_bl(rows))
     summary.update(bench_tokens_2d(rows))
+    summary.update(bench_daido(rows, quick=args.quick))
     print(f"{'benchmark':<16}{'n':>9}{'d':>5}{'s/eval':>12}{'evals/s':>12}{'token-steps/s':>15}  note")
     for r in rows:
         print(f"{r['name']:<16}{r['n']:>9}{r['d']:>5}{r['seconds_per_eval']:>12.3e}{r['evals_per_s']:>12.3e}"

@@ -153,6 +153,7 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
         if key.startswith("usa_over_floor"):
             lines.append(f"| USA field vs its product-and-exp floor ({key.split('_')[-1]}) | | | {v:.3g}× | ≤ 3× "
                          f"| {_yes(v <= 3)} |")
+    lines += _daido_lines(core)
     shown = {"token_run_within_2x_of_fused_floor", "usa_within_3x_of_floor"}
     others = {k: v for k, v in core.get("targets", {}).items() if k not in shown}
     if others:
@@ -174,6 +175,33 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
         lines += ["", f"Machine: {pipe.get('cpus', '?')} CPUs, {pipe.get('machine') or core.get('machine')}."]
     lines.append(END)
     return "\n".join(lines)
+
+
+def _daido_lines(core: dict) -> list:
+    """Rows of the d = 2 softmax moment form (``bench_core.py --only-daido``), if recorded."""
+    r = core.get("ratios", {})
+    rows = {(x["name"], x["n"]): x for x in core.get("rows", [])}
+    out = []
+    for key in sorted(k for k in r if k.startswith("daido_usa_over_floor_")):
+        tag, n = key.removeprefix("daido_usa_over_floor_").split("_n")
+        beta = tag.removeprefix("beta")
+        floor = rows.get((f"daido_floor_{tag}", int(n)))
+        for model in ("usa", "sa"):
+            rec = rows.get((f"daido_{model}_{tag}", int(n)))
+            if rec is None or floor is None:
+                continue
+            out.append(f"| d = 2 {model.upper()} by moments (`lsadyn.fields.kuramoto_daido`), n = {int(n):,}, β = {beta}, "
+                       f"M = {r.get(f'daido_M_{tag}', '?')}, per evaluation | {_s(rec['seconds_per_eval'])} | its floor: "
+                       f"e^(iθ) and the moments Z_m, m ≤ M + 1: {_s(floor['seconds_per_eval'])} "
+                       f"| {r[f'daido_{model}_over_floor_{tag}_n{n}']:.3g}× | | |")
+    for key in sorted(k for k in r if k.startswith(("daido_usa_speedup_over_direct_n", "daido_sa_speedup_over_direct_n"))):
+        model, n = key.removeprefix("daido_").split("_speedup_over_direct_n")
+        fast, slow = rows.get((f"daido_{model}_beta1", int(n))), rows.get((f"{model}_direct_d2", int(n)))
+        if fast and slow:
+            out.append(f"| d = 2 {model.upper()} by moments against the n × n kernel, n = {int(n):,}, β = 1 "
+                       f"| {_s(fast['seconds_per_eval'])} | direct field: {_s(slow['seconds_per_eval'])} "
+                       f"| {r[key]:.3g}× faster | | |")
+    return out
 
 
 def current_block(text: str) -> str | None:

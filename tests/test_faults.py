@@ -431,7 +431,8 @@ def test_cli_long_run_is_announced_at_once_and_ctrl_c_exits_130_with_one_line():
     # long token run instead) and "Ctrl-C prints a KeyboardInterrupt traceback". One run for both (they
     # were two tests starting the same long token run): the announced run, interrupted while it integrates.
     # Ctrl-C as in a Python of its own (xdist workers ignore SIGINT, and their children inherit that)
-    args = ["regime", "--A", I2, "--V", "[[1,-1],[1,1]]", "--method", "particles", "--model", "usa", "--n", "2000"]
+    # d = 2 USA runs by moments (lsadyn.fields.kuramoto_daido): n = 2000 is no longer long, n = 200000 is (~17 min)
+    args = ["regime", "--A", I2, "--V", "[[1,-1],[1,1]]", "--method", "particles", "--model", "usa", "--n", "200000"]
     start = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
              f"sys.argv = ['lsadyn.cli', *{args!r}]; runpy.run_module('lsadyn.cli', run_name='__main__')")
     p = subprocess.Popen([sys.executable, "-c", start], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -686,7 +687,7 @@ def test_api_checks_the_budget_before_integrating():
     with pytest.raises(ValueError, match=r"^n: .*memory.*max_bytes="):
         simulate_regime(A, V, n=100_000_000)
     with pytest.raises(ValueError, match=r"^horizon: .*max_seconds="):
-        simulate_regime(A, V, n=1000, model="usa", max_seconds=60)
+        simulate_regime(A, V, n=1000, model="usa", direct=True, max_seconds=60)  # the n×n kernel (moments: ~15 s)
     with pytest.raises(ValueError, match=r"^horizon: "):
         simulate_regime(np.eye(1000), np.eye(1000), n=5000, model="usa")
     assert time.monotonic() - t0 < 10  # refused up front, nothing integrated

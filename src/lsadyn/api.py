@@ -275,6 +275,23 @@ def ws_regime(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=8000, 
                            tol=tol, budget=budget, progress=progress, max_bytes=max_bytes, max_seconds=max_seconds)[0]
 
 
+def softmax_harmonics(A, beta, model):
+    """L of the d = 2 softmax moment form (:func:`lsadyn.fields.kuramoto_daido.harmonics`) for the budget, or None
+    (not d = 2 USA/SA, or A, beta not yet valid: :func:`lsadyn.fields.attention.attention` then says why)."""
+    if model not in ("usa", "sa") or np.shape(A) != (2, 2):
+        return None
+    try:
+        A = np.asarray(A, dtype=float)
+        beta = float(beta)
+    except (TypeError, ValueError):
+        return None
+    if not (np.all(np.isfinite(A)) and np.isfinite(beta) and beta > 0):
+        return None
+    from .fields.kuramoto_daido import harmonics
+
+    return harmonics(A, beta)
+
+
 def simulate_regime(
     A,
     V,
@@ -296,6 +313,7 @@ def simulate_regime(
     progress=None,
     max_bytes=None,
     max_seconds=None,
+    direct=False,
 ):
     """Regime from n tokens for model 'lsa', 'usa' or 'sa': i.i.d. uniform on S^{d-1} (seeded, n = 1000 by
     default) or the user's ``X0`` ((n, d) unit vectors, or angles (n,) in d = 2).
@@ -303,10 +321,12 @@ def simulate_regime(
     ``d`` defaults to the size of A (and must match it). In d = 2 the classified signal is R₂(t);
     in d > 2 it is r(t)·e^{2iφ(t)} with φ the (unsigned) angle swept by the leading axis of M.
     d = 2 LSA with ``method="DOP853"`` runs in the doubled-phase points (:mod:`lsadyn.solvers.phase_points`, exact);
-    everything else through :func:`lsadyn.solvers.integrate.integrate_sphere`. Undecided runs continue
+    everything else through :func:`lsadyn.solvers.integrate.integrate_sphere`, with the field of
+    :func:`lsadyn.fields.attention.field_for` (d = 2 USA/SA: the moment form of :mod:`lsadyn.fields.kuramoto_daido`
+    when it is the cheaper; ``direct=True`` keeps the O(n²) kernel). Undecided runs continue
     (:mod:`lsadyn.regimes.decision`) up to ``budget`` × the horizon; ``details['t_decide']``, ``['budget_factor']``.
     """
-    field = field_for(model)
+    field_for(model)  # an unknown model is named before anything else
     seed = as_int_at_least(seed, "seed", 0)
     if dt is not None:
         dt = as_positive_float(dt, "dt")
@@ -319,11 +339,14 @@ def simulate_regime(
     else:
         n_tok = as_int_at_least(1000 if n is None else n, "n", 2)
     # the cost check comes first: checking a large A (its 2-norm) already takes seconds
-    check_budget(n_tok, np.shape(A)[-1] if np.ndim(A) == 2 else 2, model, horizon, n_samples, max_bytes=max_bytes,
-                 max_seconds=max_seconds, dt=None if dt is None or method != "rk4" else dt)
+    d_A = np.shape(A)[-1] if np.ndim(A) == 2 else 2
+    check_budget(n_tok, d_A, model, horizon, n_samples, max_bytes=max_bytes, max_seconds=max_seconds,
+                 dt=None if dt is None or method != "rk4" else dt,
+                 harmonics=None if direct else softmax_harmonics(A, beta, model))
     p = attention(A, V, beta)
     if d is not None and as_int_at_least(d, "d", 2) != p.d:
         raise ValueError(f"d: A and V are {p.d}x{p.d} but d = {d}")
+    field = field_for(model, p.d, direct=direct)
     X = initial_tokens(X0, p.d) if X0 is not None else uniform_sphere(n_tok, p.d, seed)
     tau = time_scale(p.A, p.V, p.beta)
     window = (tol or RegimeTolerances()).window

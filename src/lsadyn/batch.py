@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .api import time_scale
+from .budget import softmax_d2_uses_moments
 from .fields.attention import USA_MAX_LOGIT
 from .fields.kernels import exp_inplace
+from .fields.kuramoto_daido import batch_forms, usa_field_batch_moments
 from .observers import (
     batch_axis_observer,
     cluster_shape,
@@ -116,7 +118,9 @@ class BatchField:
     M = XᵀX/n, evaluated as :math:`(X A M) V^\top` (O(n d²)) or, when n < d, as :math:`(X A X^\top)(X V^\top)/n`
     (O(n² d)); USA: :math:`\tau K (X V^\top)/n` with :math:`K_{kj} = e^{\beta\langle x_k, A x_j\rangle}`, O(n² d);
     then the row-wise tangent projection. Products with A or V cost O(n d) when every member's matrix is
-    the identity or a plane block plus a multiple of the identity (:class:`_RightProduct`)."""
+    the identity or a plane block plus a multiple of the identity (:class:`_RightProduct`). d = 2 USA: the moment
+    form (:func:`lsadyn.fields.kuramoto_daido.usa_field_batch_moments`, with the batch's largest cutoff M)
+    when :func:`lsadyn.budget.softmax_d2_uses_moments` estimates it cheaper for the n of the call."""
 
     def __init__(self, model, A, V, beta, tau):
         if model not in BATCH_MODELS:
@@ -128,12 +132,14 @@ class BatchField:
         self.beta = np.asarray(beta, dtype=float)
         self.tau = np.asarray(tau, dtype=float)
         self._scales = {}
+        self.forms = batch_forms(A, V, self.beta) if model == "usa" and np.shape(A)[-1] == 2 else None
 
     def take(self, idx) -> "BatchField":
         """The field of the members ``idx``."""
         out = object.__new__(BatchField)
         out.__dict__.update(self.__dict__)
         out.XA, out.XVT, out.beta, out.tau = self.XA.take(idx), self.XVT.take(idx), self.beta[idx], self.tau[idx]
+        out.forms = None if self.forms is None else self.forms.take(idx)
         out._scales = {}
         return out
 
@@ -147,6 +153,8 @@ class BatchField:
 
     def __call__(self, X):
         n, d = X.shape[1:]
+        if self.forms is not None and softmax_d2_uses_moments(n, self.forms.M):
+            return usa_field_batch_moments(X, self.forms, self.tau)
         XT = X.transpose(0, 2, 1)
         beta, factor = self._scale(n)
         if self.model == "lsa" and n >= d:

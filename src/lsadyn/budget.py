@@ -10,11 +10,15 @@ estimate, good to a factor of ~3 — runs that the decision procedure settles ea
   evaluations per step (DOP853);
 * one field evaluation, n tokens in d dimensions (:func:`_eval_seconds`): LSA ``n·d·(a + b·d)``
   (through M = XᵀX/n; compiled in d = 2), USA/SA ``n²·(c + e·d)`` (the n×n kernel), OA (8 complex
-  ODEs) about a microsecond, WS (3 variables, n constants) ``1 µs + n·0.7 ns``;
+  ODEs) about a microsecond, WS (3 variables, n constants) ``1 µs + n·0.7 ns``; d = 2 USA/SA with
+  ``harmonics`` = L given: the cheaper of the kernel and the moment form of
+  :mod:`lsadyn.fields.kuramoto_daido` (:func:`moment_eval_seconds`, ``2 n (M + 2)`` terms of its two
+  compiled passes; :func:`softmax_d2_uses_moments` is the rule the fields dispatch by, so the estimate
+  follows the path that runs);
 * observing: one symmetric eigendecomposition of the d×d second moment per stored sample (d > 2,
   ~``4e-10·d³`` s);
 * memory: the solver keeps ~``STATE_COPIES`` copies of the n×d state, USA/SA ~``KERNEL_COPIES``
-  n×n float arrays, plus the ``n_samples`` stored observations.
+  n×n float arrays (none for the d = 2 moment form: O(n)), plus the ``n_samples`` stored observations.
 
 Documented limits (override per call, or for a whole session by environment variable):
 
@@ -52,6 +56,12 @@ KERNEL_COPIES = 5
 MAX_SECONDS = 3600.0
 #: Estimated seconds above which a :class:`LongRunWarning` is emitted.
 WARN_SECONDS = 60.0
+
+#: d = 2 softmax by moments (:mod:`lsadyn.fields.kuramoto_daido`), seconds per evaluation: fixed overhead and
+#: per token and harmonic of each of its two passes (moments; weights and sums), measured on a loaded 2-core
+#: machine for n = 16 … 10⁶, M = 15 … 34 (upper values; ``bench_core.py --only-daido`` records the speed).
+MOMENT_OVERHEAD = 8e-5
+MOMENT_PER_TOKEN_HARMONIC = 8e-9
 
 MODELS = ("lsa", "usa", "sa", "oa", "ws")
 
@@ -111,24 +121,46 @@ def default_max_seconds() -> float:
     return float(env) if env else MAX_SECONDS  # pipeline jobs set inf (lsadyn_workflow.io.setup_log)
 
 
-def _eval_seconds(model: str, n: float, d: float) -> float:
+def moment_eval_seconds(n: float, harmonics: float) -> float:
+    """Estimated seconds of one d = 2 softmax evaluation by moments, n tokens, cutoff M = ``harmonics``."""
+    return MOMENT_OVERHEAD + 2.0 * n * (float(harmonics) + 2.0) * MOMENT_PER_TOKEN_HARMONIC
+
+
+def _kernel_eval_seconds(n: float, d: float) -> float:
+    return EVAL_OVERHEAD + n * n * (6e-9 + 5e-10 * d) + n * d * d * 2e-11
+
+
+def softmax_d2_uses_moments(n: float, harmonics: float) -> bool:
+    """The d = 2 USA/SA dispatch rule: the moment form when its estimate is below the n×n kernel's."""
+    return moment_eval_seconds(n, harmonics) < _kernel_eval_seconds(n, 2.0)
+
+
+def _uses_moments(model, n, d, harmonics) -> bool:
+    return model in ("usa", "sa") and d == 2 and harmonics is not None and softmax_d2_uses_moments(n, harmonics)
+
+
+def _eval_seconds(model: str, n: float, d: float, harmonics=None) -> float:
     """Seconds per field evaluation, fitted to whole runs of the API (compiled d = 2 kernels for
-    OA, WS and d = 2 LSA tokens; two GEMMs for LSA in d > 2; compiled exp for USA/SA)."""
+    OA, WS and d = 2 LSA tokens; two GEMMs for LSA in d > 2; compiled exp for USA/SA; the moment form
+    for d = 2 USA/SA when ``harmonics`` is given and it is the cheaper)."""
     if model == "lsa":
         if d == 2:
             return COMPILED_OVERHEAD + n * 1e-9
         return EVAL_OVERHEAD + n * d * (5e-10 + 2e-11 * d)
     if model in ("usa", "sa"):
-        return EVAL_OVERHEAD + n * n * (6e-9 + 5e-10 * d) + n * d * d * 2e-11
+        if _uses_moments(model, n, d, harmonics):
+            return moment_eval_seconds(n, harmonics)
+        return _kernel_eval_seconds(n, d)
     if model == "ws":
         return COMPILED_OVERHEAD + n * 7e-10
     return COMPILED_OVERHEAD  # oa: 8 complex ODEs
 
 
-def estimate(n, d, model, horizon, n_samples, *, dt=None, runs=1) -> Budget:
+def estimate(n, d, model, horizon, n_samples, *, dt=None, runs=1, harmonics=None) -> Budget:
     """Estimated :class:`Budget` of ``runs`` integrations of n tokens in d dimensions to ``horizon``
     (units of τ), storing ``n_samples`` observations. ``dt`` (fixed-step RK4, units of τ) replaces
-    the adaptive step count. Pure arithmetic: never allocates."""
+    the adaptive step count. ``harmonics``: the cutoff M of the d = 2 softmax moment form
+    (:func:`lsadyn.fields.kuramoto_daido.harmonics`; None: the n×n kernel). Pure arithmetic: never allocates."""
     n, d, horizon, n_samples = float(n), float(d), float(horizon), float(n_samples)
     if dt is not None:
         evals = 4.0 * horizon / float(dt)
@@ -142,19 +174,22 @@ def estimate(n, d, model, horizon, n_samples, *, dt=None, runs=1) -> Budget:
     else:
         state = 8.0 * n * d
     mem = STATE_COPIES * state + 8.0 * n_samples * (d + 4)
-    if model in ("usa", "sa"):
+    if _uses_moments(model, n, d, harmonics):
+        mem += 16.0 * 8 * n  # O(n): phases, moments' inputs, sums, velocities
+    elif model in ("usa", "sa"):
         mem += KERNEL_COPIES * 8.0 * n * n
     observe = n_samples * (n * d * 2e-9 + (4e-10 * d**3 if d > 2 and model in ("lsa", "usa", "sa") else 0.0))
-    return Budget(bytes=mem, evaluations=evals, seconds=evals * _eval_seconds(model, n, d) + runs * observe)
+    return Budget(bytes=mem, evaluations=evals,
+                  seconds=evals * _eval_seconds(model, n, d, harmonics) + runs * observe)
 
 
 def check_budget(n, d, model, horizon, n_samples, *, max_bytes=None, max_seconds=None, dt=None, runs=1,
-                 names=None) -> Budget:
+                 names=None, harmonics=None) -> Budget:
     """Refuse a run whose estimated cost exceeds the limits; warn when it will be long.
 
     Raises ``ValueError`` whose one-line message names the argument that makes the run too big
     (``n`` for memory, ``horizon`` for time, unless ``names`` maps them to e.g. CLI flags) and the
-    override (``max_bytes=`` / ``max_seconds=``). Returns the :class:`Budget`.
+    override (``max_bytes=`` / ``max_seconds=``). ``harmonics``: as in :func:`estimate`. Returns the :class:`Budget`.
     """
     names = {"n": "n", "horizon": "horizon", "max_bytes": "max_bytes=", "max_seconds": "max_seconds=",
              **(names or {})}
@@ -162,7 +197,7 @@ def check_budget(n, d, model, horizon, n_samples, *, max_bytes=None, max_seconds
         raise ValueError(f"model: must be one of {', '.join(MODELS)}, got {model!r}")
     max_bytes = default_max_bytes() if max_bytes is None else float(max_bytes)
     max_seconds = default_max_seconds() if max_seconds is None else float(max_seconds)
-    b = estimate(n, d, model, horizon, n_samples, dt=dt, runs=runs)
+    b = estimate(n, d, model, horizon, n_samples, dt=dt, runs=runs, harmonics=harmonics)
     what = (f"model=oa, horizon={horizon:g}" if model == "oa"
             else f"n={n:g}, d={d:g}, model={model}, horizon={horizon:g}")
     if b.bytes > max_bytes:

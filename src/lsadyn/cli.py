@@ -161,7 +161,7 @@ def _run_regime(args):
     import numpy as np
 
     from . import budget
-    from .api import predict_regime, simulate_regime, ws_regime
+    from .api import predict_regime, simulate_regime, softmax_harmonics, ws_regime
     from .validation import _real_array, as_int_at_least, as_positive_float, as_square_matrix
 
     args = _resolve(args)
@@ -203,7 +203,7 @@ def _run_regime(args):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", budget.LongRunWarning)
         cost = budget.check_budget(n, d, model, horizon, n_samples, max_bytes=max_bytes, max_seconds=max_seconds,
-                                   names={"n": "--n", "horizon": "--horizon", "max_bytes": "--max-memory",
+                                   harmonics=softmax_harmonics(A, beta, model), names={"n": "--n", "horizon": "--horizon", "max_bytes": "--max-memory",
                                           "max_seconds": "--max-seconds"})
     if cost.seconds > budget.WARN_SECONDS:
         sys.stderr.write(f"lsadyn: note: long run, estimated {cost.describe()}\n")

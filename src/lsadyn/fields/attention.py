@@ -13,7 +13,8 @@ whose rows lie on :math:`S^{d-1}`, and an :class:`Attention` parameter set. It r
   :math:`\beta\, V M A^\top x_k`, cost :math:`O(n d^2)`: two GEMMs (:math:`X^\top X` and
   :math:`X G`, :math:`G = \beta A M V^\top`) and a compiled in-place row-wise projection
   (:mod:`lsadyn.fields.kernels`), so the field runs close to the cost of the two GEMMs.
-* USA, :math:`h(y)=e^y`: one :math:`n\times n` kernel matrix, cost :math:`O(n^2 d)`.
+* USA, :math:`h(y)=e^y`: one :math:`n\times n` kernel matrix, cost :math:`O(n^2 d)` (in d = 2,
+  :func:`field_for` gives the moment form of :mod:`lsadyn.fields.kuramoto_daido` instead, O(n L + L²)).
 * SA (normalised softmax): the USA sum divided by :math:`\sum_j e^{\beta\langle x_k, A x_j\rangle}`
   (no 1/n), evaluated with a row max-shift.
 
@@ -149,12 +150,19 @@ def sa_field(t, X: np.ndarray, p: Attention) -> np.ndarray:
 FIELDS = {"lsa": lsa_field, "usa": usa_field, "sa": sa_field}
 
 
-def field_for(model: str):
-    """The vector field for ``model`` in {'lsa', 'usa', 'sa'}."""
+def field_for(model: str, d: int | None = None, *, direct: bool = False):
+    """The vector field for ``model`` in {'lsa', 'usa', 'sa'}. For ``d = 2`` tokens USA and SA are
+    :func:`lsadyn.fields.kuramoto_daido.usa_field_d2` / ``sa_field_d2`` (the moment form whenever it is the cheaper,
+    from a few hundred tokens on); ``direct=True`` keeps the O(n² d) kernel fields of this module."""
     try:
-        return FIELDS[model]
+        field = FIELDS[model]
     except KeyError:
         raise ValueError(f"model: unknown model {model!r}; choose one of {sorted(FIELDS)}") from None
+    if d == 2 and model != "lsa" and not direct:
+        from . import kuramoto_daido
+
+        return kuramoto_daido.usa_field_d2 if model == "usa" else kuramoto_daido.sa_field_d2
+    return field
 
 
 def _pairwise(X: np.ndarray, p: Attention, h, normalise: bool) -> np.ndarray:
