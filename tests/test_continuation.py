@@ -142,7 +142,7 @@ def test_locate_and_curve_from_a_guess():
     u, ok = locate("boundary_fold", saddle_node, np.array([1.4, 0.5, 0.55]), free=1)
     assert ok and abs(u[2] - 0.5) < 1e-12
     pts, stops = bifurcation_curve("boundary_fold", saddle_node, u, ((0.1, 1.0), (0.0, 1.5)))
-    assert np.abs(pts[:-1, 2] - pts[:-1, 1]).max() < TOL  # the last point is the first one outside the box
+    assert np.abs(pts[:, 2] - pts[:, 1]).max() < TOL and pts[:, 1].min() == 0.1 and pts[:, 1].max() == 1.0  # edges
     assert stops == ("left_domain", "left_domain")
 
 
@@ -171,3 +171,97 @@ def test_circle_rate_vectorised_equals_scalar():
     g, dg, nu = circle_rate(case3, phis, np.array([0.4, 0.8]))
     for k, f in enumerate(phis):
         assert np.allclose(circle_rate(case3, f, np.array([0.4, 0.8])), (g[k], dg[k], nu[k]), rtol=0, atol=1e-15)
+
+
+# ---------------------------------------------------------------- grid points vs the continued curves
+def _labels(df):
+    from lsadyn.api import predict_regime_batch
+    from lsadyn.paper import cases
+
+    A, V, b = cases.matrices(df)
+    return np.array([r.regime for r in predict_regime_batch(A, V, b, horizon=300.0, n_samples=3000)])
+
+
+def _threshold(frame, kind, along, at):
+    """The continued curve of ``kind`` that spans the ``along`` axis (p1 or p2) furthest, read as the other
+    parameter as a function of ``along`` (linear interpolation between continued points) at ``at``."""
+    other = "p1" if along == "p2" else "p2"
+    best = max(curves(frame, kind), key=lambda g: np.ptp(g[along]))
+    g = best.sort_values(along)
+    assert g[along].min() <= np.min(at) and g[along].max() >= np.max(at), "curve does not span the grid"
+    return np.interp(at, g[along], g[other])
+
+
+def test_case1_grid_labels_lie_on_their_side_of_the_hopf_curve():
+    """V = I (random A, sampled as the pipeline does): interior_converge only where the continued Hopf curve
+    says the interior equilibrium attracts (tr A below it, det A > 0); every point above it clusters."""
+    from lsadyn.paper import cases
+
+    df = cases.sample_case1(40, 6, 1.0, 1.0, 1)
+    lab = _labels(df)
+    tr, det = df["x"].to_numpy(), df["y"].to_numpy()
+    box = ((tr.min() - 0.1, tr.max() + 0.1), (0.02, det.max() + 0.1))
+    out, _ = continue_plane(case1, box)
+    pos = det > box[1][0]
+    t_h = np.full(tr.shape, np.nan)
+    t_h[pos] = _threshold(out, "hopf", "p2", det[pos])
+    assert np.abs(t_h[pos]).max() < TOL
+    inner = lab == "interior_converge"
+    assert inner.any() and np.all(pos[inner]) and np.all(tr[inner] < t_h[inner])
+    above = pos & (tr > t_h)
+    assert above.any() and np.all(np.char.startswith(lab[above].astype(str), "cluster"))
+
+
+def test_case2_grid_labels_lie_on_their_side_of_the_transcritical_curve():
+    """A = I, V symmetric (rotation-equivariant: a point is (λ1, λ2) = (λ_max, λ_min)): cluster iff λ_max is at or
+    right of the continued transcritical curve λ1 = f(λ2), interior convergence left of it."""
+    from lsadyn.paper import cases
+
+    df = cases.sample_case2(40, 6, -2.0, 2.0, 1.0, 2)
+    lab = _labels(df)
+    lo, hi = df["x"].to_numpy(), df["y"].to_numpy()
+    out, _ = continue_plane(case2, ((-2.0, 2.0), (-2.0, 2.0)))
+    f = _threshold(out, "boundary_transcritical", "p2", lo)
+    assert np.abs(f).max() < TOL
+    right = hi >= f - 1e-9
+    assert np.all(np.char.startswith(lab[right].astype(str), "cluster"))
+    assert np.all(lab[~right] == "interior_converge") and (~right).any()
+
+
+def test_case3_grid_labels_lie_on_their_side_of_the_circle_fold():
+    """A = diag(1, σ), V = I + μJ on the pipeline's grid: rotating clusters right of the continued circle fold
+    σ = f(μ), converging clusters on it or left of it and on the degenerate line μ = 0 (every circle point fixed)."""
+    from lsadyn.continuation import circle_degenerate
+    from lsadyn.paper import cases
+
+    df = cases.grid_case3((-1.0, 2.0), (-2.0, 2.0), 7, 7, 1.0)
+    lab = _labels(df)
+    sig, mu = df["x"].to_numpy(), df["y"].to_numpy()
+    out, _ = continue_plane(case3, ((-1.0, 2.0), (-2.0, 2.0)))
+    deg = np.array([circle_degenerate(case3, np.array([s, m])) for s, m in zip(sig, mu)])
+    assert deg.sum() == 7  # the μ = 0 row
+    f = np.full(sig.shape, np.nan)
+    for sign in (1, -1):  # the curve is cut at the degenerate line: one piece per sign of μ
+        part = out[(out.kind == "boundary_fold") & (np.sign(out.p2) == sign)]
+        m = ~deg & (np.sign(mu) == sign)
+        f[m] = _threshold(part, "boundary_fold", "p2", mu[m])
+    rot = ~deg & (sig > f + 1e-9)
+    assert rot.any() and np.all(lab[rot] == "cluster_rotate")
+    assert np.all(lab[~rot] == "cluster_converge")
+
+
+def test_case4_grid_labels_lie_on_their_side_of_the_circle_folds():
+    """Case 4 on the pipeline's grid: oscillation strictly between the two continued circle folds, convergence
+    outside; the tie points on them (|v11| = |v12|, no label in the corrected prediction) are skipped."""
+    from lsadyn.paper import cases
+
+    df = cases.grid_case4((-1.5, 1.5), (-1.5, 1.5), 8, 8, 1.0)
+    lab = _labels(df)
+    v11, v12 = df["x"].to_numpy(), df["y"].to_numpy()
+    out, _ = continue_plane(case4, ((-1.5, 1.5), (-1.5, 1.5)))
+    lines = [g.sort_values("p2") for g in curves(out, "boundary_fold") if np.ptp(g.p2) > 2.0]
+    vals = np.sort(np.stack([np.interp(v12, g.p2, g.p1) for g in lines[:2]]), axis=0)
+    on = (np.abs(v11 - vals[0]) < 1e-9) | (np.abs(v11 - vals[1]) < 1e-9)
+    between = (v11 > vals[0]) & (v11 < vals[1]) & ~on
+    assert between.any() and np.all(lab[between] == "oscillate")
+    assert np.all(lab[~between & ~on] == "cluster_converge")

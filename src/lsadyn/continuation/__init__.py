@@ -18,16 +18,17 @@ Periodic orbits (shooting) are not continued yet.
 
 from .arclength import Curve, continue_curve, fd_jacobian, newton
 from .branches import (
-                       bifurcation_curve,
-                       boundary_branch,
-                       boundary_equilibria,
-                       equilibrium_branch,
-                       interior_equilibria,
-                       locate,
+    bifurcation_curve,
+    boundary_branch,
+    boundary_equilibria,
+    circle_degenerate,
+    equilibrium_branch,
+    interior_equilibria,
+    locate,
 )
 from .oa import circle_rate, field, field_and_jacobian
 from .plane import continue_plane
 
-__all__ = ["Curve", "bifurcation_curve", "boundary_branch", "boundary_equilibria", "circle_rate", "continue_curve",
+__all__ = ["Curve", "bifurcation_curve", "boundary_branch", "boundary_equilibria", "circle_degenerate", "circle_rate", "continue_curve",
            "continue_plane", "equilibrium_branch", "fd_jacobian", "field", "field_and_jacobian",
            "interior_equilibria", "locate", "newton"]

@@ -60,6 +60,12 @@ def interior_equilibria(family, p, n_grid=7, r_max=0.995):
     return np.array(found).reshape(-1, 2)
 
 
+def circle_degenerate(family, p, n_grid=64, tol=1e-12):
+    """True when g ≡ 0 on the circle at p (every clustered state fixed, e.g. V = I, or case 3 at μ = 0)."""
+    g = circle_rate(family, np.linspace(0, TWO_PI, n_grid, endpoint=False), p)[0]
+    return bool(np.abs(g).max() <= tol)
+
+
 def boundary_equilibria(family, p, n_grid=720, degenerate_tol=1e-12):
     """Angles φ ∈ [0, 2π) of the equilibria R₂ = e^{iφ} on the circle at p (roots of g, bracketed on a grid and
     refined by Newton); empty if g vanishes identically (every point of the circle fixed: a degenerate family)."""
@@ -209,10 +215,28 @@ def boundary_branch(family, phi0, p, free, p_range, direction=1.0, ds_max=0.05, 
 
 
 # ---------------------------------------------------------------- two-parameter curves
+def _onto_edge(H, u_in, u_out, n_state, box):
+    """The point of H = 0 between u_in (inside the box) and u_out (outside) on the box edge it crossed: Newton
+    with that parameter fixed at the edge (None if it does not converge or no edge was crossed)."""
+    for j in range(2):
+        lo, hi = box[j]
+        k = n_state + j
+        for edge in (lo, hi):
+            if (u_in[k] - edge) * (u_out[k] - edge) < 0:
+                w = (edge - u_in[k]) / (u_out[k] - u_in[k])
+                guess = (1 - w) * u_in + w * u_out
+                guess[k] = edge
+                u, ok = newton(H, guess, fix=k, tol=1e-13, max_iter=30)
+                if ok and abs(u[k] - edge) < 1e-12 and np.linalg.norm(u - guess) < 2 * np.linalg.norm(u_out - u_in):
+                    return u
+    return None
+
+
 def bifurcation_curve(kind, family, u0, box, ds_max=0.05, max_steps=2000):
     """Continue a located bifurcation point u0 (see :func:`locate`) in both parameters inside ``box`` =
     ((p1_lo, p1_hi), (p2_lo, p2_hi)), both directions. Interior kinds stay in |R₂| < 1 (Hopf: also det J > 0).
-    Returns the points (m, len(u0)) ordered along the curve, and the two stop reasons."""
+    A half that leaves the box ends exactly on the box edge. Returns the points (m, len(u0)) ordered along the
+    curve, and the two stop reasons."""
     H = SYSTEMS[kind](family)
     boundary = kind.startswith("boundary")
     n_state = 1 if boundary else 2
@@ -233,7 +257,13 @@ def bifurcation_curve(kind, family, u0, box, ds_max=0.05, max_steps=2000):
     for sgn in (1.0, -1.0):
         c = continue_curve(H, u0, sgn * t0, ds=0.2 * ds_max, ds_max=ds_max, max_steps=max_steps, inside=inside,
                            period=period)
-        halves.append(c.u)
+        pts = c.u
+        if c.stop == "left_domain":
+            pts = pts[:-1]
+            edge = _onto_edge(H, c.u[-2], c.u[-1], n_state, box)
+            if edge is not None and (boundary or edge[0] ** 2 + edge[1] ** 2 < 1):
+                pts = np.vstack([pts, edge])
+        halves.append(pts)
         stops.append(c.stop)
         if c.stop == "closed":
             break
