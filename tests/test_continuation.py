@@ -265,3 +265,41 @@ def test_case4_grid_labels_lie_on_their_side_of_the_circle_folds():
     between = (v11 > vals[0]) & (v11 < vals[1]) & ~on
     assert between.any() and np.all(lab[between] == "oscillate")
     assert np.all(lab[~between & ~on] == "cluster_converge")
+
+
+# ---------------------------------------------------------------- rotating clusters (the circle as a cycle)
+@pytest.mark.parametrize("s,mu", [(0.5, 0.7), (0.5, 0.5 * 1.002), (0.2, 1.4)])
+def test_circle_cycle_period_of_the_saddle_node_family(s, mu):
+    """φ̇ = 2β(μ − s sin φ): T = π / (β √(μ² − s²)) (lsadyn.paper.cases.saddle_node_period), to 1e-10."""
+    from lsadyn.continuation import circle_cycle
+    from lsadyn.paper.cases import saddle_node_period
+
+    T, _, sense = circle_cycle(saddle_node, np.array([s, mu]))
+    assert abs(T / saddle_node_period(mu, s, 1.0) - 1) < 1e-10
+    assert sense == 1
+
+
+@pytest.mark.parametrize("sigma,mu", [(0.5, 1.0), (1.7, -0.4), (1e-3, 2.0)])
+def test_circle_cycle_rate_of_case3(sigma, mu):
+    """Case 3: mean rate of arg R₂ on the circle 2βμ√σ (lsadyn.paper.cases.case3_rotation_rate)."""
+    from lsadyn.continuation import circle_cycle
+    from lsadyn.paper.cases import case3_rotation_rate
+
+    T, _, sense = circle_cycle(case3, np.array([sigma, mu]))
+    assert abs(sense * 2 * np.pi / T / case3_rotation_rate(sigma, mu, 1.0) - 1) < 1e-10
+
+
+def test_circle_cycle_exponent_matches_a_simulation():
+    """λ⊥ from the quadrature vs the decay of 1 − |R₂| along an OA run near the rotating circle (case 3)."""
+    from lsadyn.api import integrate_oa
+    from lsadyn.continuation import circle_cycle
+
+    p = np.array([0.5, 1.0])
+    T, lam, _ = circle_cycle(case3, p)
+    A, V, b = case3(p)
+    t = np.array([0.0, T, 3 * T])  # whole periods, 1 − |R₂| from 1e-4 to ~1e-8 (linear regime, above atol)
+    R = integrate_oa(A, V, b, [(1 - 1e-4) * np.exp(0.3j)], t, rtol=1e-12, atol=1e-16)[:, 0]
+    eps = 1 - np.abs(R)
+    assert abs(np.log(eps[2] / eps[1]) / (2 * T) / lam - 1) < 1e-3
+    assert circle_cycle(case3, np.array([-0.5, 1.0])) is None  # circle equilibria: no rotation
+    assert circle_cycle(case3, np.array([0.5, 0.0])) is None  # μ = 0: every circle point fixed

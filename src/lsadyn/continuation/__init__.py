@@ -11,9 +11,10 @@ p = (p₁, p₂) to (A, V, β); this package follows its equilibria and their bi
 * :mod:`.branches` — interior and circle equilibrium branches in one parameter, detection and location of
   folds (det J = 0), Hopf points (tr J = 0, det J > 0), circle folds (g = g' = 0) and circle transcritical
   points (g = ν = 0: an interior branch meets the circle), and their continuation in two parameters;
+* :mod:`.cycles` — the rotating clusters: the circle as a periodic orbit (period, normal Floquet exponent);
 * :mod:`.plane` — one call for a whole parameter rectangle.
 
-Periodic orbits (shooting) are not continued yet.
+Interior periodic orbits (limit cycles inside the disc, by shooting) and their folds are not continued yet.
 """
 
 from .arclength import Curve, continue_curve, fd_jacobian, newton
@@ -26,9 +27,10 @@ from .branches import (
     interior_equilibria,
     locate,
 )
+from .cycles import circle_cycle
 from .oa import circle_rate, field, field_and_jacobian
 from .plane import continue_plane
 
-__all__ = ["Curve", "bifurcation_curve", "boundary_branch", "boundary_equilibria", "circle_degenerate", "circle_rate", "continue_curve",
+__all__ = ["Curve", "bifurcation_curve", "boundary_branch", "boundary_equilibria", "circle_cycle", "circle_degenerate", "circle_rate", "continue_curve",
            "continue_plane", "equilibrium_branch", "fd_jacobian", "field", "field_and_jacobian",
            "interior_equilibria", "locate", "newton"]
