@@ -16,7 +16,7 @@
 # One panel per plane of results/tables/continuation.csv: the continued circle folds (two clustered states
 # merge: the rotation boundary), circle transcritical points (an interior equilibrium meets |R₂| = 1), interior
 # folds and Hopf points, and the rotating clusters (cycle rows, coloured by log period). Where the plane is the
-# case-3 or case-4 grid, the grid's OA labels (results/sim) are drawn over it. Reads results files only.
+# case-3 or case-4 grid or holds the saddle-node sweep, their OA labels (results/sim) are drawn over it. Reads results files only.
 
 # %%
 import matplotlib.pyplot as plt
@@ -35,6 +35,8 @@ PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
 style()
 table = load_table(sm.input.table, "continuation")
 grids = {"case3": load_table(sm.input.case3, "sim"), "case4": load_table(sm.input.case4, "sim")}
+sweep = load_table(sm.input.bifurcation, "sim")  # the saddle-node sweep: s = (v11 - v22)/2, mu = v21
+grids["saddle_node"] = sweep.assign(x=(sweep.v11 - sweep.v22) / 2, y=sweep.v21)
 AXIS = {"sigma": r"$\sigma$", "mu": r"$\mu$", "s": r"$s$", "v11": r"$v_{11}$", "v12": r"$v_{12}$",
         "lambda1": r"$\lambda_1$", "lambda2": r"$\lambda_2$", "trA": r"tr $A$", "detA": r"det $A$"}
 CURVES = [  # (kind, location, style, label)
@@ -52,11 +54,11 @@ for k, (ax, name) in enumerate(zip(axes[0], planes)):
     t = table[table.plane == name]
     cyc = t[t.kind == "cycle"]
     if len(cyc):
-        sc = ax.scatter(cyc.x, cyc.y, c=np.log10(cyc.period), cmap="Greys", s=5, marker="s", linewidths=0,
+        ax.scatter(cyc.x, cyc.y, c=np.log10(cyc.period), cmap="Greys", s=9, marker="s", linewidths=0,
                         vmin=np.log10(cyc.period.min()) - 0.3, vmax=np.log10(cyc.period.max()), zorder=1)
         handles["cycle"] = ax.scatter([], [], c="0.6", s=5, marker="s", label="rotating clusters (shade: log period)")
     for kind, where, st, label in CURVES:
-        for i, (_, g) in enumerate(t[(t.kind == kind) & (t.location == where)].groupby("branch")):
+        for _, g in t[(t.kind == kind) & (t.location == where)].groupby("branch"):
             (line,) = ax.plot(g.x, g.y, zorder=4, **st, label=label)
             handles.setdefault(label, line)
     fam = name if name in grids else None

@@ -8,8 +8,8 @@ continues each located point in (p₁, p₂) across the box (:func:`.branches.bi
 already on a curve of the same kind. The result is one long frame (one row per point) with columns
 ``branch, kind, p1, p2, re, im, period, stability``; kind ∈ equilibrium, boundary_equilibrium, fold, hopf,
 boundary_fold, boundary_transcritical, cycle (re, im = R₂ of the point; for boundary kinds cos φ, sin φ; NaN for
-a cycle, which is the whole circle: the rotating clusters of :mod:`.cycles` at ``n_cycle`` values of p₁ on each
-p₂ slice, with their period and the sign of their normal Floquet exponent as stability).
+a cycle, which is the whole circle: the rotating clusters of :mod:`.cycles` on an ``n_cycle`` × ``n_cycle`` grid
+of the box, where they exist, with their period and the sign of their normal Floquet exponent as stability).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def _both_ways(branch, family, x, p, free, p_range, ds_max, max_steps, seeds):
     return pd.concat(parts, ignore_index=True)
 
 
-def continue_plane(family, box, *, n_slices=3, n_seeds=3, n_cycle=41, ds_max=0.05, max_steps=1500):
+def continue_plane(family, box, *, n_slices=3, n_seeds=3, n_cycle=25, ds_max=0.05, max_steps=1500):
     """Continue the plane ``box`` = ((p1_lo, p1_hi), (p2_lo, p2_hi)) of ``family`` (see module doc).
     Returns (frame, info) with info = counts of branches, curves and their stop reasons."""
     (lo1, hi1), (lo2, hi2) = box
@@ -94,15 +94,15 @@ def continue_plane(family, box, *, n_slices=3, n_seeds=3, n_cycle=41, ds_max=0.0
         frames.append(pd.DataFrame({"branch": f"{kind}{n_curve}", "kind": kind, "p1": p1, "p2": p2, "re": re,
                                     "im": im, "stability": curve_stability_rows(kind, family, pts)}))
         n_curve += 1
-    for k, p2 in enumerate(lo2 + (np.arange(n_slices) + 0.5) / n_slices * (hi2 - lo2)):
-        rows = []
+    rows = []
+    for p2 in np.linspace(lo2, hi2, n_cycle):
         for p1 in np.linspace(lo1, hi1, n_cycle):
             cyc = circle_cycle(family, np.array([p1, p2]))
             if cyc is not None:
                 rows.append((p1, p2, cyc[0], cycle_stability(cyc[1])))
-        if rows:
-            df = pd.DataFrame(rows, columns=["p1", "p2", "period", "stability"])
-            frames.append(df.assign(branch=f"cycle{k}", kind="cycle", re=np.nan, im=np.nan))
+    if rows:
+        df = pd.DataFrame(rows, columns=["p1", "p2", "period", "stability"])
+        frames.append(df.assign(branch="cycles", kind="cycle", re=np.nan, im=np.nan))
     frames = [f[(f["p1"] >= box[0][0]) & (f["p1"] <= box[0][1]) & (f["p2"] >= box[1][0]) & (f["p2"] <= box[1][1])]
               for f in frames]
     out = pd.concat(frames, ignore_index=True).reindex(columns=COLUMNS) if frames else pd.DataFrame(columns=COLUMNS)

@@ -2,7 +2,8 @@
 
 One row per continued point: ``plane, branch, kind, location, x_name, x, y_name, y, re_R2, im_R2, period,
 stability``. ``kind`` ∈ equilibrium, fold, hopf, transcritical, cycle; ``location`` ∈ interior, circle
-(|R₂| = 1); a cycle is the rotation on the circle (R₂ columns empty, ``period`` the period of R₂); stability of
+(|R₂| = 1); a cycle is the rotation on the circle at a point of an n_cycle × n_cycle grid (R₂ columns empty, ``period``
+the period of R₂); stability of
 equilibria from their eigenvalues, of folds from the other eigenvalue, of cycles from the normal Floquet exponent.
 """
 

@@ -5,10 +5,12 @@ r"""Informational claims rows of the continuation stage (C11, beyond the paper).
 * ``C11b-<plane>``: the continued rotating clusters' periods against the closed forms
   (saddle-node :math:`\pi/(\beta\sqrt{\mu^2 - s^2})`, case 3 :math:`\pi/(\beta|\mu|\sqrt\sigma)`), within
   :data:`PERIOD_RTOL`;
-* ``C11c-case3`` / ``C11c-case4``: every grid point of the case's OA run (results/sim) against the side of the
+* ``C11c-case3`` / ``C11c-case4`` / ``C11c-saddle_node``: every grid point of the case's OA run (results/sim) against the side of the
   continued curves it lies on — case 3: rotating clusters right of the circle fold σ = f(μ), converging clusters
   on or left of it and on the degenerate line where every circle point is fixed; case 4: oscillation strictly
-  between the two circle folds, convergence outside (points on them skipped: degenerate, no label).
+  between the two circle folds, convergence outside (points on them skipped: degenerate, no label); the
+  saddle-node sweep (results/sim/bifurcation.csv, s = (v11 − v22)/2, μ = v21): rotation above the fold μ = f(s),
+  convergence below it.
 """
 
 from __future__ import annotations
@@ -104,18 +106,46 @@ def side_labels_case4(table: pd.DataFrame, x, y) -> np.ndarray:
     return np.where(on, "", np.where(between, "oscillate", "cluster_converge"))
 
 
+def side_labels_saddle_node(table: pd.DataFrame, s, mu) -> np.ndarray:
+    """Label each (s, μ) implies from the continued circle fold μ = f(s) of a saddle_node plane (``""`` on it
+    or outside its s range)."""
+    folds = table[(table["kind"] == "fold") & (table["location"] == "circle")].sort_values("x")
+    if folds.empty:
+        return np.full(np.shape(s), "", dtype=object)
+    inside = (s >= folds["x"].min()) & (s <= folds["x"].max())
+    f = np.interp(s, folds["x"], folds["y"])
+    out = np.where(mu > f + ON_CURVE, "cluster_rotate", np.where(mu < f - ON_CURVE, "cluster_converge", ""))
+    return np.where(inside, out, "")
+
+
+#: family -> the sims key of its grid
+GRIDS = {"case3": "case3", "case4": "case4", "saddle_node": "bifurcation"}
+
+
+def _grid_xy(fam, sim):
+    if fam == "saddle_node":
+        return ((sim["v11"] - sim["v22"]) / 2).to_numpy(float), sim["v21"].to_numpy(float)
+    return sim["x"].to_numpy(float), sim["y"].to_numpy(float)
+
+
 def grid_rows(table: pd.DataFrame, planes: list[dict], sims: dict) -> list[dict]:
-    """C11c rows: the OA labels of the case-3 and case-4 grids against the side of the continued curves."""
+    """C11c rows: the OA labels of the case-3, case-4 and saddle-node grids against the side of the continued
+    curves."""
     rows = []
     for pl in planes:
         fam = pl["family"]
-        if fam not in ("case3", "case4") or fam not in sims:
+        if fam not in GRIDS or GRIDS[fam] not in sims:
             continue
-        sim = sims[fam]
-        x, y = sim["x"].to_numpy(float), sim["y"].to_numpy(float)
+        sim = sims[GRIDS[fam]]
+        x, y = _grid_xy(fam, sim)
         t = table[table["plane"] == pl["name"]]
         beta = float(sim["beta"].iloc[0])
-        expect = side_labels_case3(t, x, y, beta) if fam == "case3" else side_labels_case4(t, x, y)
+        if fam == "case3":
+            expect = side_labels_case3(t, x, y, beta)
+        elif fam == "case4":
+            expect = side_labels_case4(t, x, y)
+        else:
+            expect = side_labels_saddle_node(t, x, y)
         lab = sim["regime_oa"].astype(str).to_numpy()
         tested = expect != ""
         agree = tested & (lab == expect)
