@@ -303,3 +303,30 @@ def test_circle_cycle_exponent_matches_a_simulation():
     assert abs(np.log(eps[2] / eps[1]) / (2 * T) / lam - 1) < 1e-3
     assert circle_cycle(case3, np.array([-0.5, 1.0])) is None  # circle equilibria: no rotation
     assert circle_cycle(case3, np.array([0.5, 0.0])) is None  # μ = 0: every circle point fixed
+
+
+def test_plan_rejects_bad_plane_entries_with_one_line():
+    from lsadyn.paper.continuation.plan import planes
+
+    good = {"name": "p", "family": "case3", "x_min": 0.0, "x_max": 1.0, "y_min": 0.0, "y_max": 1.0}
+    assert planes({"continuation": {"planes": [good]}}) == [good]
+    for bad, msg in [({**good, "family": "case9"}, "unknown family"), ({**good, "x_max": -1.0}, "x_min must be"),
+                     ({k: v for k, v in good.items() if k != "y_max"}, "missing y_max")]:
+        with pytest.raises(ValueError, match=msg):
+            planes({"continuation": {"planes": [bad]}})
+    with pytest.raises(ValueError, match="unique"):
+        planes({"continuation": {"planes": [good, good]}})
+
+
+def test_stage_rows_carry_the_table_columns_and_kinds():
+    """The stage's run_plane on a small saddle-node plane: the table's columns, kinds and locations."""
+    from lsadyn.paper.continuation.runs import COLUMNS, run_plane
+
+    pl = {"name": "sn", "family": "saddle_node", "x_min": 0.1, "x_max": 1.0, "y_min": 0.0, "y_max": 1.5}
+    df, _ = run_plane(pl, 1.0, 1.0, {"n_slices": 2, "n_seeds": 2, "n_cycle": 6, "ds_max": 0.05})
+    assert list(df.columns) == COLUMNS
+    assert set(df.kind) <= {"equilibrium", "fold", "hopf", "transcritical", "cycle"}
+    assert {"fold", "cycle", "equilibrium"} <= set(df.kind) and set(df.location) <= {"interior", "circle"}
+    assert (df.x_name == "s").all() and (df.y_name == "mu").all()
+    cyc = df[df.kind == "cycle"]
+    assert (cyc.y > cyc.x).all()  # rotation only above the fold mu = s

@@ -181,8 +181,7 @@ def equilibrium_branch(family, x0, p, free, p_range, direction=1.0, ds_max=0.05,
             guess = (1 - w) * curve.u[k] + w * curve.u[k + 1]
             q = _p_with(p, free, guess[2])
             u, ok = locate(kind, family, np.array([guess[0], guess[1], q[0], q[1]]), free)
-            if ok and u[0] ** 2 + u[1] ** 2 < 1 and _in_box(u[2:], [p_range if free == 0 else (-np.inf, np.inf),
-                                                                    p_range if free == 1 else (-np.inf, np.inf)]):
+            if ok and u[0] ** 2 + u[1] ** 2 < 1 and lo <= u[2 + free] <= hi:
                 events.append({"kind": kind, "u": u})
     return df, events
 
