@@ -4,7 +4,7 @@ The OA ODE :math:`\dot R_2 = i\beta\,\mathrm{tr}B\,R_2 + \frac{i\beta}2(\bar c +
 flow in x = (Re R₂, Im R₂) whose coefficients depend on (A, V, β). A *family* maps two parameters
 p = (p₁, p₂) to (A, V, β); this package follows its equilibria and their bifurcations in p:
 
-* :mod:`.oa` — the field F(x; p), its analytic Jacobian J, and the flow on the invariant circle |R₂| = 1
+* :mod:`.oa` — the field F(x; p), its analytic Jacobian J, and the flow on the invariant circle :math:`|R_2|` = 1
   (angle φ, rate g(φ), tangential and normal eigenvalues g', ν);
 * :mod:`.arclength` — pseudo-arclength continuation of H(u) = 0, H: ℝⁿ⁺¹ → ℝⁿ, with a Newton corrector on the
   bordered system (the tangent's parameter component changes sign at folds);

@@ -6,11 +6,11 @@ Unknowns and defining systems (x = (Re R₂, Im R₂), p = (p₁, p₂), F, J, g
 object                 unknowns u                  H(u) = 0
 =====================  ==========================  =====================================================
 interior equilibria    (x, p_free)                 F(x; p) = 0
-boundary equilibria    (φ, p_free)                 g(φ; p) = 0            (R₂ = e^{iφ} on |R₂| = 1)
+circle equilibria      (φ, p_free)                 g(φ; p) = 0            (R₂ = e^{iφ} on :math:`|R_2|` = 1)
 interior fold          (x, p₁, p₂)                 F = 0, det J = 0
 interior Hopf          (x, p₁, p₂)                 F = 0, tr J = 0        (and det J > 0)
-boundary fold          (φ, p₁, p₂)                 g = 0, g' = 0          (two circle equilibria merge)
-boundary transcritical (φ, p₁, p₂)                 g = 0, ν = 0           (an interior branch meets the circle)
+circle fold            (φ, p₁, p₂)                 g = 0, g' = 0          (two circle equilibria merge)
+circle transcritical   (φ, p₁, p₂)                 g = 0, ν = 0           (an interior branch meets the circle)
 =====================  ==========================  =====================================================
 
 On a one-parameter branch a fold shows as a sign change of the tangent's parameter component (and of det J,
@@ -42,7 +42,7 @@ def _in_box(q, box):
 
 # ---------------------------------------------------------------- equilibria at one parameter point
 def interior_equilibria(family, p, n_grid=7, r_max=0.995):
-    """Equilibria of the OA flow with |R₂| < r_max at p, by Newton from an n_grid × n_grid grid in the disc;
+    """Equilibria of the OA flow with :math:`|R_2|` < r_max at p, by Newton from an n_grid × n_grid grid in the disc;
     array (k, 2) of distinct points."""
     found = []
     s = np.linspace(-0.95, 0.95, n_grid)
@@ -162,7 +162,7 @@ def locate(kind, family, u_guess, free):
 # ---------------------------------------------------------------- one-parameter branches
 def equilibrium_branch(family, x0, p, free, p_range, direction=1.0, ds_max=0.05, max_steps=800):
     """Continue the interior equilibrium x0 at p in p[free] over ``p_range`` (direction ±1), stopping where it
-    reaches |R₂| = 1. Returns (frame of points: re, im, p1, p2, det, tr, stability; list of located events)."""
+    reaches :math:`|R_2|` = 1. Returns (frame of points: re, im, p1, p2, det, tr, stability; list of located events)."""
     H, jac = _interior_H(family, p, free)
     u0 = np.array([x0[0], x0[1], p[free]])
     lo, hi = p_range
@@ -233,7 +233,7 @@ def _onto_edge(H, u_in, u_out, n_state, box):
 
 def bifurcation_curve(kind, family, u0, box, ds_max=0.05, max_steps=2000):
     """Continue a located bifurcation point u0 (see :func:`locate`) in both parameters inside ``box`` =
-    ((p1_lo, p1_hi), (p2_lo, p2_hi)), both directions. Interior kinds stay in |R₂| < 1 (Hopf: also det J > 0).
+    ((p1_lo, p1_hi), (p2_lo, p2_hi)), both directions. Interior kinds stay in :math:`|R_2|` < 1 (Hopf: also det J > 0).
     A half that leaves the box ends exactly on the box edge. Returns the points (m, len(u0)) ordered along the
     curve, and the two stop reasons."""
     H = SYSTEMS[kind](family)

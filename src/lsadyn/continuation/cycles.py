@@ -1,4 +1,4 @@
-r"""Periodic orbits on the invariant circle |R₂| = 1: rotating clusters.
+r"""Periodic orbits on the invariant circle :math:`|R_2|` = 1: rotating clusters.
 
 Where g(φ) = φ̇ has no root on the circle (and does not vanish identically) the circle itself is a periodic
 orbit of the OA flow with period and normal Floquet exponent

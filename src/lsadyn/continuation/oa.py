@@ -13,7 +13,7 @@ and its real Jacobian :math:`J = [[\mathrm{Re}F_a, \mathrm{Re}F_b], [\mathrm{Im}
     F_a = i\beta(t_1 R + T) + \tfrac{i\beta}{2}(\bar c_1 + c_1 R^2 + 2 C R),\qquad
     F_b = i\beta(t_2 R + iT) + \tfrac{i\beta}{2}(\bar c_2 + c_2 R^2 + 2i C R).
 
-The unit circle |R₂| = 1 is invariant (the clustered states). On it, :math:`R = e^{i\varphi}`,
+The unit circle :math:`|R_2|` = 1 is invariant (the clustered states). On it, :math:`R = e^{i\varphi}`,
 
 .. math::
     g(\varphi) = \dot\varphi = \mathrm{Im}\big(e^{-i\varphi} F(e^{i\varphi})\big),\qquad

@@ -1,14 +1,11 @@
-r"""The two-parameter families of the continuation stage and its planes (pure: no computation).
+r"""The two-parameter families of the continuation stage and its planes (pure: no computation), each
+(x, y) -> (A, V) with the closed form of one of its curves:
 
-=============  ===================  ==================================================  ======================
-family         (x, y)               (A, V)                                              closed form of a curve
-=============  ===================  ==================================================  ======================
-case3          (σ, μ)               A = diag(1, σ), V = I + μJ                          circle fold σ = 0
-saddle_node    (s, μ)               A = I, V = [[a + s, −μ], [μ, a − s]] (a fixed)      circle fold |μ| = s
-case4          (v11, v12)           A = I, V = [[v11, v12], [−v12, −v11]]              circle fold |v11| = |v12|
-case2          (λ1, λ2)             A = I, V = diag(λ1, λ2)                             transcritical λ = 0
-case1          (tr A, det A)        V = I, A = [[x/2, −1], [y − x²/4, x/2]]             Hopf tr A = 0
-=============  ===================  ==================================================  ======================
+* ``case3`` (σ, μ): A = diag(1, σ), V = I + μJ; circle fold σ = 0;
+* ``saddle_node`` (s, μ): A = I, V = [[a + s, −μ], [μ, a − s]] (a fixed); circle fold ``|μ| = s``;
+* ``case4`` (v11, v12): A = I, V = [[v11, v12], [−v12, −v11]]; circle fold ``|v11| = |v12|``;
+* ``case2`` (λ1, λ2): A = I, V = diag(λ1, λ2); circle transcritical λ1 = 0, λ2 = 0;
+* ``case1`` (tr A, det A): V = I, A = [[x/2, −1], [y − x²/4, x/2]]; Hopf tr A = 0.
 
 All with the config's β. A plane entry of the config: ``{name, family, x_min, x_max, y_min, y_max}``.
 """

@@ -1,10 +1,10 @@
 """Continue the planes of the config into the rows of results/tables/continuation.csv.
 
 One row per continued point: ``plane, branch, kind, location, x_name, x, y_name, y, re_R2, im_R2, period,
-stability``. ``kind`` ∈ equilibrium, fold, hopf, transcritical, cycle; ``location`` ∈ interior, circle
-(|R₂| = 1); a cycle is the rotation on the circle at a point of an n_cycle × n_cycle grid (R₂ columns empty, ``period``
-the period of R₂); stability of
-equilibria from their eigenvalues, of folds from the other eigenvalue, of cycles from the normal Floquet exponent.
+stability``. ``kind`` ∈ equilibrium, fold, hopf, transcritical, cycle; ``location`` ∈ interior, circle (the
+invariant unit circle of R₂). A cycle is the rotation on the circle at a point of an n_cycle × n_cycle grid (R₂
+columns empty, ``period`` the period of R₂). Stability of equilibria from their eigenvalues, of folds from the
+other eigenvalue, of cycles from the normal Floquet exponent.
 """
 
 from __future__ import annotations
