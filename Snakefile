@@ -66,6 +66,7 @@ include: "workflow/rules/highdim.smk"
 include: "workflow/rules/offmanifold.smk"
 include: "workflow/rules/robustness.smk"
 include: "workflow/rules/persistence.smk"
+include: "workflow/rules/continuation.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/findings.smk"
@@ -84,6 +85,7 @@ rule all:
         "results/tables/offmanifold.csv",
         "results/tables/robustness.csv",
         "results/tables/persistence.csv",
+        "results/tables/continuation.csv",
         expand("paper_figures/{fig}.{ext}", fig=FIGURES, ext=["pdf", "png"]),
         expand("paper_figures/movies/{movie}_d{dim}.gif", movie=MOVIES, dim=MOVIE_DIMS),
 

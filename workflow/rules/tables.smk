@@ -34,6 +34,7 @@ rule claims_table:
         offmanifold="results/tables/offmanifold.csv",
         robustness="results/tables/robustness.csv",
         persistence="results/tables/persistence.csv",
+        continuation="results/tables/continuation.csv",
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
         report(
@@ -53,5 +54,7 @@ rule claims_table:
         max_undetermined=config["claims"]["max_undetermined"],
         n_tokens=config["agreement"]["n_tokens"],
         eps_small=config["stability"]["eps_small"],
+        continuation=config["continuation"],
+        beta=config["beta"],
     script:
         "../scripts/claims_table.py"

@@ -12,6 +12,7 @@ from lsadyn.paper.claims import (
                                  claims_stability,
                                  claims_table,
 )
+from lsadyn.paper.continuation.summary import claim_rows as continuation_claim_rows
 from lsadyn.paper.persistence.summary import claim_rows as persistence_claim_rows
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
@@ -28,6 +29,8 @@ rows += claims_offmanifold(load_table(sm.input.offmanifold))
 rows += claims_highdim(load_table(sm.input.highdim, "highdim_run"))
 rows += claims_robustness(load_table(sm.input.robustness, "robustness_run"))
 rows += persistence_claim_rows(load_table(sm.input.persistence, "persistence_run"), sm.params.max_undetermined)
+rows += continuation_claim_rows(load_table(sm.input.continuation, "continuation"), sm.params.continuation["planes"],
+                                sm.params.beta, sims)
 table = claims_table(rows)
 log.info("claims: %d rows, %d passing", len(table), int((table["pass"] == True).sum()))  # noqa: E712
 write_csv(table, sm.output[0])

@@ -1,0 +1,76 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Bifurcation curves by continuation (claim C11, beyond the paper)
+# One panel per plane of results/tables/continuation.csv: the continued circle folds (two clustered states
+# merge: the rotation boundary), circle transcritical points (an interior equilibrium meets |R₂| = 1), interior
+# folds and Hopf points, and the rotating clusters (cycle rows, coloured by log period). Where the plane is the
+# case-3 or case-4 grid or holds the saddle-node sweep, their OA labels (results/sim) are drawn over it. Reads results files only.
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+from lsadyn_workflow.io import atomic_path, load_table
+
+from lsadyn.paper.plotting import COLUMN_WIDTH, legend_above, panel_letter, regime_scatter, save_figure, style
+
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_continuation")
+sm = snakemake
+PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
+
+style()
+table = load_table(sm.input.table, "continuation")
+grids = {"case3": load_table(sm.input.case3, "sim"), "case4": load_table(sm.input.case4, "sim")}
+sweep = load_table(sm.input.bifurcation, "sim")  # the saddle-node sweep: s = (v11 - v22)/2, mu = v21
+grids["saddle_node"] = sweep.assign(x=(sweep.v11 - sweep.v22) / 2, y=sweep.v21)
+AXIS = {"sigma": r"$\sigma$", "mu": r"$\mu$", "s": r"$s$", "v11": r"$v_{11}$", "v12": r"$v_{12}$",
+        "lambda1": r"$\lambda_1$", "lambda2": r"$\lambda_2$", "trA": r"tr $A$", "detA": r"det $A$"}
+CURVES = [  # (kind, location, style, label)
+    ("fold", "circle", {"color": "k", "lw": 1.4}, "circle fold"),
+    ("transcritical", "circle", {"color": "#D55E00", "lw": 1.0, "ls": "--"}, "circle transcritical"),
+    ("fold", "interior", {"color": "#0072B2", "lw": 1.0, "ls": "-."}, "interior fold"),
+    ("hopf", "interior", {"color": "#009E73", "lw": 1.0, "ls": ":"}, "Hopf"),
+]
+
+# %%
+planes = list(dict.fromkeys(table.plane))
+fig, axes = plt.subplots(1, len(planes), figsize=(2 * COLUMN_WIDTH, 2.6), squeeze=False)
+handles = {}
+for k, (ax, name) in enumerate(zip(axes[0], planes)):
+    t = table[table.plane == name]
+    cyc = t[t.kind == "cycle"]
+    if len(cyc):
+        ax.scatter(cyc.x, cyc.y, c=np.log10(cyc.period), cmap="Greys", s=9, marker="s", linewidths=0,
+                        vmin=np.log10(cyc.period.min()) - 0.3, vmax=np.log10(cyc.period.max()), zorder=1)
+        handles["cycle"] = ax.scatter([], [], c="0.6", s=5, marker="s", label="rotating clusters (shade: log period)")
+    for kind, where, st, label in CURVES:
+        for _, g in t[(t.kind == kind) & (t.location == where)].groupby("branch"):
+            (line,) = ax.plot(g.x, g.y, zorder=4, **st, label=label)
+            handles.setdefault(label, line)
+    fam = name if name in grids else None
+    if fam:
+        g = grids[fam]
+        for h in regime_scatter(ax, g.x, g.y, g.regime_oa, size=7, edge=0):
+            handles.setdefault(h.get_label(), h)
+    ax.set_xlabel(AXIS.get(t.x_name.iloc[0], t.x_name.iloc[0]))
+    ax.set_ylabel(AXIS.get(t.y_name.iloc[0], t.y_name.iloc[0]))
+    ax.set_title(name.replace("_", "-"), fontsize=7)
+    panel_letter(ax, "abcdefgh"[k], x=-0.18)
+fig.tight_layout(rect=(0, 0, 1, 0.8))
+leg = legend_above(axes[0][len(planes) // 2], handles=list(handles.values()), ncol=4)
+leg.set_bbox_to_anchor((0.5, 1.12))
+save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)
