@@ -110,8 +110,8 @@ def test_a_failing_claims_sentence_says_what_failed():
 
 
 def test_a_claim_without_what_the_paper_says_stops_the_page_naming_it():
-    extra = pd.DataFrame([("C11-lsa", "C11", "new", "tokens-lsa", 1, 1, True, True, "", "")], columns=COLUMNS)
-    with pytest.raises(ValueError, match="C11.*CLAIM_ROWS"):
+    extra = pd.DataFrame([("C99-lsa", "C99", "new", "tokens-lsa", 1, 1, True, True, "", "")], columns=COLUMNS)
+    with pytest.raises(ValueError, match="C99.*CLAIM_ROWS"):
         first_screen(pd.concat([claims(), extra]), {})
 
 

@@ -11,6 +11,7 @@ rule findings:
         robustness="results/tables/robustness.csv",
         persistence="results/tables/persistence.csv",
         offmanifold="results/tables/offmanifold.csv",
+        continuation="results/tables/continuation.csv",
         legend="workflow/report/claims_legend.md",
         lib=lib_inputs("workflow/scripts/findings.py"),
     output:

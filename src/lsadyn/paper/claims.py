@@ -31,7 +31,7 @@ EXPONENT_TOL = 0.05
 #: The rows of the first screen of results/FINDINGS.md and of the report's findings page, in order: a key (a claim
 #: of the claims table, or the id of a row that is a study of its own filed under a paper claim's number) ->
 #: (what the paper says, in one sentence, SCIENCE.md §3; the figures to look at). C1–C7 are the paper's claims;
-#: C8–C10 and ``C1b-offmanifold`` go beyond it (their sentence says what the paper leaves open). The only prose about the paper the findings pages hold: the
+#: C8–C11 and ``C1b-offmanifold`` go beyond it (their sentence says what the paper leaves open). The only prose about the paper the findings pages hold: the
 #: findings job stops, naming the claim, when the claims table has one without an entry here.
 CLAIM_ROWS = {
     "C1": (("V = I: clustering if tr A > 0 or det A ≤ 0; if sym(A) is negative definite, convergence to an "
@@ -53,6 +53,9 @@ CLAIM_ROWS = {
            ("fig_persistence",)),
     "C10": ("Not studied: the paper's softmax (USA) results are numerical at one β; here β is swept.",
             ("fig_persistence",)),
+    "C11": (("Not done: the paper samples (A, V) on grids; here the OA flow's bifurcation curves are continued and "
+             "checked."),
+            ("fig_continuation",)),
     "C1b-offmanifold": (("Not studied: claims 1–2 hold on the OA manifold; here tokens start off it, about an OA "
                         "interior point."), ("fig_offmanifold",)),
 }

@@ -467,6 +467,20 @@ def _found_offmanifold(g, tables):
             f"{int(dens.n.max())}, amplitude / distance from the manifold {ratio.min():.3g} to {ratio.max():.3g}")
 
 
+def _found_continuation(g, tables):
+    ct = tables.get("continuation")
+    planes = f" in {ct.plane.nunique()} planes ({', '.join(sorted(ct.plane.unique()))})" if ct is not None and len(ct) \
+        else ""
+    parts = []
+    if len(r := _pick(g, r"C11a-.*")):
+        parts.append(f"continued curves{planes} match their closed forms to 1e-8 in {_passing_of(r)} planes (C11a)")
+    if len(r := _pick(g, r"C11b-.*")):
+        parts.append(f"rotating-cluster periods match theirs in {_passing_of(r)} planes ({_of(r)} cycle points, C11b)")
+    if len(r := _pick(g, r"C11c-.*")):
+        parts.append(f"{_of(r)} grid points' OA labels lie on the side of the curves they should (C11c)")
+    return "; ".join(parts) or _found_generic(g, tables)
+
+
 def _found_generic(g, tables):
     decided, info = g[~g.informational], g[g.informational]
     parts = [f"{_passing_of(decided)} checks pass ({_of(decided)} runs agree)"] if len(decided) else []
@@ -478,7 +492,7 @@ def _found_generic(g, tables):
 #: key -> the sentence of its first-screen row, from the claims rows and the results tables.
 FOUND = {"C1": _found_cases12, "C2": _found_cases12, "C3": _found_case3, "C4": _found_case4, "C5": _found_bifurcation,
          "C6": _found_stability, "C7": _found_highdim, "C8": _found_robustness, "C9": _found_random,
-         "C10": _found_beta, "C1b-offmanifold": _found_offmanifold}
+         "C10": _found_beta, "C11": _found_continuation, "C1b-offmanifold": _found_offmanifold}
 
 
 def found_sentence(key: str, rows: pd.DataFrame, tables: dict) -> str:
