@@ -3,7 +3,7 @@
 import pandas as pd
 from lsadyn_workflow.io import load_table, setup_log, write_csv
 
-from lsadyn.paper.robustness import run_plan
+from lsadyn.paper.robustness_plan import run_plan  # the plan only: neither numba nor scipy
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake
