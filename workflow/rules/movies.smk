@@ -42,6 +42,7 @@ rule movie:
         runtime=10,
     params:
         scenario=lambda w: config["movies"]["scenarios"][w.movie],
+        title=lambda w: config["movies"]["scenarios"][w.movie]["title"],  # the report's caption names it
         run={
             k: v
             for k, v in config["movies"].items()

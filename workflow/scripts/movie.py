@@ -24,5 +24,5 @@ for d in sm.params.dims:
 write_npz(sm.output.tokens, **{f"d{d}_{k}": v for d, res in runs.items() for k, v in res.items()})
 style()
 for d in sm.params.dims:
-    write_token_movie(sm.output[f"d{d}"], sm.output[f"page_d{d}"], runs[d], d, sc["title"],
+    write_token_movie(sm.output[f"d{d}"], sm.output[f"page_d{d}"], runs[d], d, sm.params.title,
                       (sc["rest_A"], sc["rest_V"]), sm.params.fps, sm.params.dpi, atomic=atomic_path)
