@@ -1,4 +1,4 @@
-"""Movies: saved token trajectories (library runs) and GIFs drawn from them without simulating."""
+"""Movies: token trajectories (library runs) and the GIFs drawn from them."""
 
 import numpy as np
 import pytest
@@ -27,31 +27,19 @@ def test_same_seed_same_movie():
     assert np.array_equal(a["X"], b["X"])
 
 
-def test_movie_notebook_writes_small_gifs_from_saved_tokens(tmp_path):
-    import runpy
-    import types
-    from pathlib import Path
-
+def test_write_token_movie_writes_small_gifs_and_pages(tmp_path):
     from PIL import Image
 
-    res = {}
+    from lsadyn.paper.movies.frames import write_token_movie
+
     for d in (2, 3):
-        r = token_movie_run(I2, ROT, d, 1.0, 0.5, 1.0, n=24, seed=2, horizon=10.0, n_frames=12)
-        res.update({f"d{d}_{k}": v for k, v in r.items()})
-    np.savez(tmp_path / "tokens.npz", **res)
-    sm = types.SimpleNamespace(input=types.SimpleNamespace(tokens=str(tmp_path / "tokens.npz")),
-                               output=types.SimpleNamespace(d2=str(tmp_path / "a_d2.gif"),
-                                                            d3=str(tmp_path / "a_d3.gif"),
-                                                            page_d2=str(tmp_path / "a_d2.html"),
-                                                            page_d3=str(tmp_path / "a_d3.html")),
-                               params=types.SimpleNamespace(title="test", rest=[1.0, 0.5], fps=10, dpi=60))
-    nb = Path(__file__).resolve().parents[1] / "workflow/notebooks/movie.py"
-    runpy.run_path(str(nb), init_globals={"snakemake": sm})
-    for d in (2, 3):
-        gif = tmp_path / f"a_d{d}.gif"
+        run = token_movie_run(I2, ROT, d, 1.0, 0.5, 1.0, n=24, seed=2, horizon=10.0, n_frames=12)
+        gif, page = tmp_path / f"a_d{d}.gif", tmp_path / f"a_d{d}.html"
+        write_token_movie(gif, page, run, d, "test", (1.0, 0.5), fps=10, dpi=60)
         assert 0 < gif.stat().st_size <= 3 * 2**20
         with Image.open(gif) as im:
             assert im.n_frames == 12
+        assert "data:image/gif;base64," in page.read_text()
 
 
 def test_shared_palette_keeps_drawn_colours_exactly_and_maps_the_rest_to_the_nearest():

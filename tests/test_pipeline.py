@@ -187,8 +187,7 @@ def test_partial_rerun_after_editing_a_figure_notebook(built_copy):
                                       "fig_stability"]
                                      + [f"movie[{m}]" for m in MOVIES])),
         ("paper/movies/frames.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES])),
-        ("paper/movies/runs.py",
-         sorted(["all"] + [f"movie[{m}]" for m in MOVIES] + [f"movie_tokens[{m}]" for m in MOVIES])),
+        ("paper/movies/runs.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES])),
         ("distances.py", sorted(["all", "claims_table", "compile_bl_kernels", "findings", "fig_stability",
                                  "stability_table"]
                          + [f"stability_run[{r}]" for r in ("hamiltonian", "interior", "lambda_max_pos", "rotating",

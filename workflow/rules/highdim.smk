@@ -10,6 +10,7 @@ rule highdim_run:
         "logs/highdim/{scenario}.log",
     benchmark:
         "benchmarks/pipeline/highdim_{scenario}.tsv"
+    priority: 15  # long (to a minute): after the persistence chunks, before the shorter stages
     conda:
         "../../environment.yml"
     threads: 1

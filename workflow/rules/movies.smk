@@ -1,5 +1,5 @@
-# Movies of the tokens, one per regime: the trajectories are saved by one small job per scenario
-# (d = 2 and d = 3), and the movie notebook only draws them.
+# Movies of the tokens, one per regime: one job per scenario runs its tokens (d = 2 and d = 3), saves them and draws
+# the GIFs (a job of its own for the runs, about a second, would cost a process start and the simulation's imports).
 MOVIES = sorted(config["movies"]["scenarios"])
 MOVIE_DIMS = [2, 3]
 
@@ -9,41 +9,14 @@ wildcard_constraints:
     dim="2|3",
 
 
-rule movie_tokens:
-    """Token trajectories X(t) of one movie scenario in d = 2 and d = 3 (LSA, seeded)."""
+rule movie:
+    """One scenario's token trajectories X(t) in d = 2 and d = 3 (LSA, seeded) and their GIFs: tokens on the circle
+    (with R2) and on the sphere S^2. One job: the runs take about a second."""
     input:
         sphere_kernels="results/sim/sphere_kernels_compiled.txt",  # compiled d > 2 kernels (lsadyn.fields.kernels)
-        lib=lib_inputs("workflow/scripts/movie_tokens.py"),
+        lib=lib_inputs("workflow/scripts/movie.py"),
     output:
-        "results/movies/{movie}.npz",
-    log:
-        "logs/movies/{movie}_tokens.log",
-    conda:
-        "../../environment.yml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    params:
-        scenario=lambda w: config["movies"]["scenarios"][w.movie],
-        run={
-            k: v
-            for k, v in config["movies"].items()
-            if k in ("n_tokens", "horizon", "n_frames")
-        },
-        beta=config["beta"],
-        seed=config["seed"] + 600,
-        dims=MOVIE_DIMS,
-    script:
-        "../scripts/movie_tokens.py"
-
-
-rule movie:
-    """GIFs of one scenario: tokens on the circle (with R2) and on the sphere S^2."""
-    input:
         tokens="results/movies/{movie}.npz",
-        lib=lib_inputs("workflow/notebooks/movie.py"),
-    output:
         d2="paper_figures/movies/{movie}_d2.gif",
         d3="paper_figures/movies/{movie}_d3.gif",
         # the report offers a GIF only as a download: it lists these pages, which show the GIF
@@ -68,11 +41,17 @@ rule movie:
         mem_mb=1000,
         runtime=10,
     params:
-        title=lambda w: config["movies"]["scenarios"][w.movie]["title"],
-        rest=lambda w: [
-            config["movies"]["scenarios"][w.movie][k] for k in ("rest_A", "rest_V")
-        ],
+        scenario=lambda w: config["movies"]["scenarios"][w.movie],
+        title=lambda w: config["movies"]["scenarios"][w.movie]["title"],  # the report's caption names it
+        run={
+            k: v
+            for k, v in config["movies"].items()
+            if k in ("n_tokens", "horizon", "n_frames")
+        },
+        beta=config["beta"],
+        seed=config["seed"] + 600,
+        dims=MOVIE_DIMS,
         fps=config["movies"]["fps"],
         dpi=config["movies"]["dpi"],
     script:
-        "../notebooks/movie.py"
+        "../scripts/movie.py"

@@ -32,6 +32,7 @@ rule persistence_chunk:
         "logs/persistence/chunk_{chunk}.log",
     benchmark:
         "benchmarks/pipeline/persistence_chunk_{chunk}.tsv"
+    priority: 16  # the longest jobs (to two minutes) first: none of them may start last on two cores
     conda:
         "../../environment.yml"
     threads: 1

@@ -32,8 +32,8 @@ ROBUSTNESS_JOBS = [
 rule robustness_chunk:
     """Whole batches of the plan (scenario x d x model x {none, delta x seed, b}; batch_runs runs of
     one (scenario, d, model) each), dealt to the chunks by estimated cost, decided by the decision
-    procedure. Started early (priority): the longest jobs after compile_kernels; their chain (table,
-    figure, claims) ended the build when they ran last.
+    procedure. Started early (priority, after the persistence, highdim and d = 2 case jobs, which run
+    longer): their chain (table, figure, claims) ended the build when they ran last.
     """
     input:
         kernels="results/sim/kernels_compiled.txt",

@@ -14,6 +14,7 @@ rule simulate_2d:
         "logs/simulate_2d/{case}.log",
     benchmark:
         "benchmarks/pipeline/simulate_2d_{case}.tsv"
+    priority: 12  # to 40 s (case3): before the robustness chunks and the short stages
     conda:
         "../../environment.yml"
     threads: 1

@@ -1,6 +1,7 @@
-"""Drawing token movies from saved trajectories (no simulation here): tokens on the circle with the
-R₂ axis (d = 2), tokens on S² with the leading axis of M (d = 3), and a Pillow GIF writer that grabs
-blitted frames (only the moving artists are redrawn; no ffmpeg needed)."""
+"""Drawing token movies from token trajectories (no simulation here; :mod:`lsadyn.paper.movies.runs` simulates): tokens on
+the circle with the R₂ axis (d = 2), tokens on S² with the leading axis of M (d = 3), beside r(t), as one GIF
+(:func:`write_token_movie`), and a Pillow GIF writer that grabs blitted frames (only the moving artists are redrawn; no
+ffmpeg needed)."""
 
 from __future__ import annotations
 
@@ -174,3 +175,75 @@ def gif_html_page(gif_path, title: str) -> str:
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{esc}</title></head>"
             f"<body style='margin:0;background:#fff'><img alt='{esc}' style='max-width:100%' "
             f"src='data:image/gif;base64,{data}'></body></html>")
+
+
+def write_token_movie(gif, page, run, d: int, title: str, rest, fps: int, dpi: int, atomic=None) -> None:
+    """The GIF ``gif`` of one run of :func:`lsadyn.paper.movies.runs.token_movie_run` (``run``: its arrays ``t``, ``X``
+    (frames, n, d), ``r``, ``R2``, ``axis``) and ``page``, an HTML page showing it (:func:`gif_html_page`). Left, the
+    tokens on the circle with the R₂ axis (d = 2) or on S² with the leading axis of M (d = 3); right, r(t) of the
+    whole run in grey and in orange up to the frame's time. ``rest``: (rest_A, rest_V) of the embedding (named in the
+    d = 3 title). ``atomic(path)``: a context manager giving the temporary path to write and renaming it into place on
+    success (the workflow passes :func:`lsadyn_workflow.io.atomic_path`); by default each file is written in place."""
+    import os
+    from pathlib import Path
+
+    import matplotlib.pyplot as plt
+
+    from .plotting import _in_place
+
+    atomic_path = _in_place if atomic is None else atomic
+    rest_A, rest_V = rest
+    t, X, r, R2, axis = (run[k] for k in ("t", "X", "r", "R2", "axis"))
+    colours = token_colours(X[0])
+    fig = plt.figure(figsize=(4.2, 2.3), dpi=dpi, layout="constrained")
+    fig.get_layout_engine().set(w_pad=0.06)
+    gs = fig.add_gridspec(1, 2, width_ratios=[1.1, 1])
+    ax = fig.add_subplot(gs[0], projection="3d" if d == 3 else None)
+    tr = fig.add_subplot(gs[1])
+    if d == 2:
+        update = circle_frames(ax, X[0], colours)
+        # top-left corner of the circle's square, inside the figure (at the axes' edge, x = 0, the canvas
+        # edge cut the first letter); no token reaches it (tokens sit on the unit circle)
+        stamp = ax.text(-1.1, 1.12, "", fontsize=6, va="top", ha="left")
+        tr.set_ylabel(r"$|R_2(t)|$ (orange: $R_2$ axis, left)")
+    else:
+        update = sphere_frames(ax, X[0], colours)
+        stamp = ax.text2D(0.04, 1.0, "", transform=ax.transAxes, fontsize=6, va="top")
+        tr.set_ylabel(r"$r(t) = (3\lambda_{\max}(M) - 1)/2$")
+    tr.plot(t, r, color="0.8", lw=0.8)
+    (line,) = tr.plot([], [], color="#D55E00", lw=1.2)
+    (dot,) = tr.plot([], [], "o", color="#D55E00", ms=3)
+    # a margin right of t_max and a layout pad: the last frame's end marker sat on the right spine, at the
+    # canvas edge, and was cut in half
+    tr.set_xlim(0, t[-1] * 1.04)
+    tr.set_ylim(-0.02, 1.02)
+    tr.set_xlabel("$t$")
+    # d = 3: the title's matrices are the plane block; the third axis is scaled by rest_A, rest_V (config)
+    embedded = (f"\nembedded: A = diag(A$_2$, {rest_A:g}), V = diag(V$_2$, {rest_V:g})" if d > 2 else "")
+    fig.suptitle(f"{title}; d = {d}, n = {X.shape[1]}, linear attention{embedded}", fontsize=7)
+
+    def frame(i):
+        moving = update(X[i], R2[i]) if d == 2 else update(X[i], axis[i], r[i])
+        stamp.set_text(f"t = {t[i]:.1f}")  # plain text: a mathtext stamp was parsed anew every frame (0.5 s a job)
+        line.set_data(t[: i + 1], r[: i + 1])
+        dot.set_data([t[i]], [r[i]])
+        return [*moving, stamp, line, dot]
+
+    animated = frame(0)
+    for a in animated:
+        a.set_animated(True)
+    fig.canvas.draw()  # lay out once and keep the static parts as a background
+    fig.set_layout_engine("none")
+    background = fig.canvas.copy_from_bbox(fig.bbox)
+    writer = BlittedPillowWriter(fps=fps)
+    with atomic_path(gif) as tmp:
+        with writer.saving(fig, tmp, dpi):
+            for i in range(len(t)):
+                fig.canvas.restore_region(background)
+                for a in frame(i):
+                    fig.draw_artist(a)
+                writer.grab_frame()
+        os.chmod(tmp, 0o644)
+    plt.close(fig)
+    with atomic_path(page) as tmp:
+        Path(tmp).write_text(gif_html_page(gif, f"{title}, d = {d}"), encoding="utf-8")

@@ -1,6 +1,6 @@
 """Token trajectories for the movies (one per regime, d = 2 on the circle and d = 3 on S²).
-:func:`token_movie_run` simulates (called by the movie_tokens rule); the movie notebook only reads
-its arrays and draws them with :mod:`lsadyn.paper.movies.frames`.
+:func:`token_movie_run` simulates (called by the movie rule's script, which then draws its arrays with
+:func:`lsadyn.paper.movies.frames.write_token_movie`).
 
 A scenario is a d = 2 pair (A₂, V₂) embedded in d dimensions as A = diag(A₂, rest_A I),
 V = diag(V₂, rest_V I) (:func:`lsadyn.paper.highdim.plan.embed_scenario`), LSA field, n tokens i.i.d.
