@@ -391,7 +391,7 @@ def claims_stability(st: pd.DataFrame, eps_small: float, floor: float = 1e-6) ->
 
 
 def claims_robustness(robustness: pd.DataFrame) -> list[dict]:
-    """C8 rows (beyond the paper, informational): :func:`lsadyn.paper.robustness.claim_rows` of
+    """C8 rows (beyond the paper, informational): :func:`lsadyn.paper.robustness.summary.claim_rows` of
     results/tables/robustness.csv."""
     from .robustness.summary import claim_rows
 

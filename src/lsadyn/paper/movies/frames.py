@@ -189,7 +189,7 @@ def write_token_movie(gif, page, run, d: int, title: str, rest, fps: int, dpi: i
 
     import matplotlib.pyplot as plt
 
-    from .plotting import _in_place
+    from ..plotting import _in_place
 
     atomic_path = _in_place if atomic is None else atomic
     rest_A, rest_V = rest
