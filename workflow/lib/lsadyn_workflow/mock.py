@@ -29,11 +29,12 @@ def mock_snakemake(rule: str, *configfiles, root: str | Path = ROOT, **wildcards
     from snakemake.dag import DAG
     from snakemake.jobs import Job
     from snakemake.script import Snakemake
+    from snakemake.settings.enums import Quietness
     from snakemake.settings.types import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings, StorageSettings
 
     root = Path(root).resolve()
     os.chdir(root)
-    with SnakemakeApi(OutputSettings(quiet=True)) as api:
+    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
         wf_api = api.workflow(resource_settings=ResourceSettings(cores=1),
                               config_settings=ConfigSettings(configfiles=[Path(f).resolve() for f in configfiles]),
                               storage_settings=StorageSettings(), snakefile=root / "Snakefile", workdir=root)
