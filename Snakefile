@@ -26,7 +26,7 @@ for _name, _dir in (
 
 from lsadyn_workflow.config import check_config, load_config_file  # noqa: E402
 from lsadyn.paper.findings import build_summary, error_summary  # noqa: E402
-from lsadyn.paper import provenance  # noqa: E402
+from lsadyn_workflow import provenance  # noqa: E402
 
 try:  # a YAML syntax error, with its line and column, before Snakemake's own less precise message
     load_config_file("workflow/config/config.yaml")
@@ -47,7 +47,7 @@ except ValueError as err:
 validate(config, "workflow/schemas/config.schema.yaml")  # fills in defaults
 
 
-# results/provenance.json (lsadyn.paper.provenance): written by every build, whatever it reruns
+# results/provenance.json (lsadyn_workflow.provenance): written by every build, whatever it reruns
 onstart:
     provenance.record(workflow, "running")
 

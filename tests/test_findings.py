@@ -81,9 +81,9 @@ def test_findings_markdown_has_a_section_per_claim_with_its_counts():
 
 
 def test_both_pages_leave_the_provenance_block_on_their_first_page():
-    """The build's hooks fill it from results/provenance.json (lsadyn.paper.provenance, tests/test_provenance.py):
+    """The build's hooks fill it from results/provenance.json (lsadyn_workflow.provenance, tests/test_provenance.py):
     right below the first-screen table, above the first claim's section."""
-    from lsadyn.paper.provenance import BEGIN, END, PLACEHOLDER
+    from lsadyn.paper.findings import PROVENANCE_BEGIN as BEGIN, PROVENANCE_END as END, PROVENANCE_PLACEHOLDER as PLACEHOLDER
 
     for text, table_end, section in ((findings_markdown(claims(), {}, SETTINGS), "| [C7](#c7)", "\n## C1\n"),
                                      (findings_html(claims(), {}, SETTINGS), "</table>", "<h2 id='c1'>")):

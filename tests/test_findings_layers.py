@@ -11,7 +11,7 @@ import pytest
 
 from lsadyn.paper.claims import CLAIM_ROWS
 from lsadyn.paper.findings import finding_groups, findings_html, findings_markdown, first_screen, normalise_claims
-from lsadyn.paper.provenance import END
+from lsadyn.paper.findings import PROVENANCE_END as END
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = {"seed": 7, "beta": 1.0, "n_tokens": 200, "horizon": 200.0, "highdim_d": 20, "highdim_n": 64,

@@ -124,7 +124,7 @@ def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
         assert (built / f"paper_figures/{fig}.png").stat().st_size > 1000
     assert planned_jobs(built) == []
     assert "## C1" in (built / "results/FINDINGS.md").read_text()
-    # the build's provenance (lsadyn.paper.provenance), on the first page of FINDINGS and of the findings page
+    # the build's provenance (lsadyn_workflow.provenance), on the first page of FINDINGS and of the findings page
     rec = json.loads((built / "results/provenance.json").read_text())
     assert rec["build"]["status"] == "complete" and rec["build"]["start"] <= rec["build"]["end"]
     assert sorted(Path(t).name for t in rec["build"]["tables_written"]) == sorted(TABLES)

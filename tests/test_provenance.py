@@ -1,4 +1,4 @@
-"""results/provenance.json (lsadyn.paper.provenance): what it records, the git state, the config hash, and the
+"""results/provenance.json (lsadyn_workflow.provenance): what it records, the git state, the config hash, and the
 block it fills on the first page of FINDINGS.md and of the findings HTML page."""
 
 import json
@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 import lsadyn
-from lsadyn.paper import provenance
+from lsadyn_workflow import provenance
 
 
 def git(root, *args):

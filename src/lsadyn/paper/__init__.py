@@ -12,7 +12,7 @@ Stages: :mod:`~lsadyn.paper.cases2d` (d = 2 cases 1–4 and the saddle-node fami
 :mod:`~lsadyn.paper.highdim` (C7), :mod:`~lsadyn.paper.persistence` (C7 measured, C9, C10),
 :mod:`~lsadyn.paper.robustness` (C8). Beside them: :mod:`~lsadyn.paper.claims` (the claims table from every stage's
 results), :mod:`~lsadyn.paper.findings` (FINDINGS.md and the report pages), :mod:`~lsadyn.paper.plotting` (one
-figure style), :mod:`~lsadyn.paper.movies` (token movies), :mod:`~lsadyn.paper.provenance` (what a build ran with).
+figure style), :mod:`~lsadyn.paper.movies` (token movies); what a build ran with is recorded by the workflow (``lsadyn_workflow.provenance``).
 Below them all: :mod:`~lsadyn.paper.rows` (a claims-table row, shared by the claims and the stages' summaries) and
 :mod:`~lsadyn.paper.chunks` (a chunked stage's job entry). Dependencies run one way: rows/chunks ← plans ← runs and
 summaries ← claims/findings; no stage imports the claims. The study takes and returns data (frames, arrays,

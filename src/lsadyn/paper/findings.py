@@ -7,7 +7,7 @@ and per study beyond it (C8–C10, the off-manifold study): what the paper says 
 :data:`lsadyn.paper.claims.CLAIM_ROWS`), what this build found (:func:`found_sentence`, one sentence made from the
 counts of the claims table and the numbers of the results tables), the verdict and the figure. Then the build, its
 provenance block (between ``<!-- provenance -->`` markers, which the build's ``onsuccess:``/``onerror:`` hook
-fills from results/provenance.json, :mod:`lsadyn.paper.provenance`: the findings job itself runs only when its
+fills from results/provenance.json, :mod:`lsadyn_workflow.provenance`: the findings job itself runs only when its
 tables changed, the provenance is rewritten by every build), and a section per row of the first table: what was
 tested, counts, key numbers, verdict, notes.
 
@@ -29,9 +29,11 @@ from pathlib import Path
 import pandas as pd
 
 from lsadyn.paper.claims import CLAIM_ROWS
-from lsadyn.paper.provenance import BEGIN as PROVENANCE_BEGIN
-from lsadyn.paper.provenance import END as PROVENANCE_END
-from lsadyn.paper.provenance import PLACEHOLDER as PROVENANCE_PLACEHOLDER
+
+#: The markers of the provenance block on the first page of FINDINGS.md and of the findings page: the findings job
+#: writes :data:`PROVENANCE_PLACEHOLDER` between them, the build's hooks (:mod:`lsadyn_workflow.provenance`) the record.
+PROVENANCE_BEGIN, PROVENANCE_END = "<!-- provenance -->", "<!-- /provenance -->"
+PROVENANCE_PLACEHOLDER = "Provenance: filled in at the end of the build from `results/provenance.json`."
 
 CLAIM_COLUMNS = ["id", "claim", "statement", "method", "n_tested", "n_agree", "pass", "informational", "evidence",
                  "note"]

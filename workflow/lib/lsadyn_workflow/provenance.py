@@ -30,11 +30,14 @@ from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+# the markers of the pages' provenance block belong to the study that writes the pages
+from lsadyn.paper.findings import PROVENANCE_BEGIN as BEGIN
+from lsadyn.paper.findings import PROVENANCE_END as END
+from lsadyn.paper.findings import PROVENANCE_PLACEHOLDER as PLACEHOLDER  # noqa: F401  (the pages hold it until a build ends)
+
 PACKAGES = ("numpy", "scipy", "numba", "pandas", "matplotlib", "snakemake")
 PATH = "results/provenance.json"
 PAGES = ("results/FINDINGS.md", "results/report/findings.html")
-BEGIN, END = "<!-- provenance -->", "<!-- /provenance -->"
-PLACEHOLDER = "Provenance: filled in at the end of the build from `results/provenance.json`."
 _STARTED: dict[str, str] = {}
 
 
