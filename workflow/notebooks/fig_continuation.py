@@ -46,6 +46,8 @@ CURVES = [  # (kind, location, style, label)
     ("hopf", "interior", {"color": "#009E73", "lw": 1.0, "ls": ":"}, "Hopf"),
 ]
 
+TITLES = {"case3": "case 3: A, V not commuting", "saddle_node": "saddle-node family", "case4": "case 4: hidden Hamiltonian"}
+
 # %%
 planes = list(dict.fromkeys(table.plane))
 fig, axes = plt.subplots(1, len(planes), figsize=(2 * COLUMN_WIDTH, 2.6), squeeze=False)
@@ -56,7 +58,7 @@ for k, (ax, name) in enumerate(zip(axes[0], planes)):
     if len(cyc):
         ax.scatter(cyc.x, cyc.y, c=np.log10(cyc.period), cmap="Greys", s=9, marker="s", linewidths=0,
                         vmin=np.log10(cyc.period.min()) - 0.3, vmax=np.log10(cyc.period.max()), zorder=1)
-        handles["cycle"] = ax.scatter([], [], c="0.6", s=5, marker="s", label="rotating clusters (shade: log period)")
+        handles["cycle"] = ax.scatter([], [], c="0.6", s=5, marker="s", label="the circle |R₂| = 1 as a periodic orbit (grey: log period)")
     for kind, where, st, label in CURVES:
         for _, g in t[(t.kind == kind) & (t.location == where)].groupby("branch"):
             (line,) = ax.plot(g.x, g.y, zorder=4, **st, label=label)
@@ -68,9 +70,11 @@ for k, (ax, name) in enumerate(zip(axes[0], planes)):
             handles.setdefault(h.get_label(), h)
     ax.set_xlabel(AXIS.get(t.x_name.iloc[0], t.x_name.iloc[0]))
     ax.set_ylabel(AXIS.get(t.y_name.iloc[0], t.y_name.iloc[0]))
-    ax.set_title(name.replace("_", "-"), fontsize=7)
+    ax.set_title(TITLES.get(name, name.replace("_", "-")), fontsize=7)
     panel_letter(ax, "abcdefgh"[k], x=-0.18)
 fig.tight_layout(rect=(0, 0, 1, 0.8))
 leg = legend_above(axes[0][len(planes) // 2], handles=list(handles.values()), ncol=4)
 leg.set_bbox_to_anchor((0.5, 1.12))
+fig.suptitle("C11 (beyond the paper): bifurcation curves of the OA flow, continued; markers: the grid points' OA labels",
+             fontsize=7, y=0.995)
 save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

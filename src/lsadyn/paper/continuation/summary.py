@@ -1,6 +1,6 @@
 r"""Informational claims rows of the continuation stage (C11, beyond the paper).
 
-* ``C11a-<plane>``: the continued curve of the plane's family against its closed form (:mod:`.plan`): the largest
+* ``C11a-<plane>``: the continued curve of the plane's family against its closed form (:mod:`lsadyn.paper.continuation.plan`): the largest
   residual over the continued points, agreement within :data:`CURVE_TOL`;
 * ``C11b-<plane>``: the continued rotating clusters' periods against the closed forms
   (saddle-node :math:`\pi/(\beta\sqrt{\mu^2 - s^2})`, case 3 :math:`\pi/(\beta|\mu|\sqrt\sigma)`), within
