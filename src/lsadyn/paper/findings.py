@@ -317,7 +317,8 @@ def _found_cases12(g, tables):
 def _found_case3(g, tables):
     parts = []
     if len(r := _pick(g, "C3a")):
-        parts.append(f"OA: rotating clusters at {_of(r)} non-commuting grid points (C3a)")
+        parts.append(f"OA finds the region the claim asks for: {_of(r)} non-commuting grid points rotate (C3a; the "
+                     "others, e.g. σ < 0, converge)")
     if len(r := _pick(g, "C3b")):
         parts.append(f"at the rate 2βμ√σ at {_of(r)} (C3b)")
     text = ", ".join(parts)
