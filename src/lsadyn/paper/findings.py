@@ -571,7 +571,8 @@ def findings_markdown(claims: pd.DataFrame, tables: dict, settings: dict, number
     lines = ["# What this build found", "",
              f"**{head}** ({rest}. Rows of `results/tables/claims.csv`: {t.passing} passing, {t.failing} failing"
              + (f" ({', '.join(t.failing_ids)})" if t.failing_ids else "")
-             + f", {t.informational} informational (outside a claim's hypotheses; they do not count).", "",
+             + f", {t.informational} informational (they do not count: runs off the OA manifold, outside a claim's "
+             "hypotheses, or studies beyond the paper).", "",
              *first_screen_markdown(first_screen(c, tables)), "",
              (f"Build: {build_description(settings)} Written by the build (rule `findings`, `lsadyn.paper.findings`) "
               "from `results/tables/*.csv`; do not edit. Each claim's rows and numbers follow the provenance."), "",
