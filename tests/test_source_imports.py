@@ -95,3 +95,23 @@ def test_lib_inputs_follows_both_packages(tmp_path):
     got = [str(Path(p).relative_to(tmp_path)) for p in tree.lib_inputs(tmp_path / "job.py")]
     assert got == ["lib/lsadyn_workflow/__init__.py", "lib/lsadyn_workflow/io.py", "src/lsadyn/__init__.py",
                    "src/lsadyn/a.py", "src/lsadyn/b.py"]
+
+
+def test_lib_inputs_leaves_out_standalone_only_modules(tmp_path):
+    """A module imported only to run a script on its own (mock_snakemake) is not a job's input, nor what only it
+    imports; what the job itself imports still is."""
+    from lsadyn_workflow.inputs import SourceTree
+
+    files = {"src/lsadyn/__init__.py": "", "src/lsadyn/a.py": "",
+             "lib/lsadyn_workflow/__init__.py": "", "lib/lsadyn_workflow/mock.py": "from . import only_mock\n",
+             "lib/lsadyn_workflow/only_mock.py": "",
+             "job.py": ('from lsadyn import a\nif "snakemake" not in globals():\n'
+                        '    from lsadyn_workflow.mock import mock_snakemake\n')}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    roots = {"lsadyn": tmp_path / "src/lsadyn", "lsadyn_workflow": tmp_path / "lib/lsadyn_workflow"}
+    rel = lambda paths: [str(Path(p).relative_to(tmp_path)) for p in paths]
+    assert "lib/lsadyn_workflow/mock.py" in rel(SourceTree(roots).lib_inputs(tmp_path / "job.py"))
+    got = rel(SourceTree(roots, standalone_only=(("lsadyn_workflow", "mock"),)).lib_inputs(tmp_path / "job.py"))
+    assert got == ["src/lsadyn/__init__.py", "src/lsadyn/a.py"]

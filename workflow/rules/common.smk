@@ -13,9 +13,11 @@ wildcard_constraints:
     regime="|".join(STABILITY),
 
 
-# the lsadyn and lsadyn_workflow sources a script imports, transitively, as its inputs (lsadyn_workflow.inputs)
+# the lsadyn and lsadyn_workflow sources a script imports, transitively, as its inputs (lsadyn_workflow.inputs);
+# mock_snakemake runs only when a script runs on its own, never in a job
 lib_inputs = SourceTree(
-    {"lsadyn": "src/lsadyn", "lsadyn_workflow": "workflow/lib/lsadyn_workflow"}
+    {"lsadyn": "src/lsadyn", "lsadyn_workflow": "workflow/lib/lsadyn_workflow"},
+    standalone_only=(("lsadyn_workflow", "mock"),),
 ).lib_inputs
 
 
