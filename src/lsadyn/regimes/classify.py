@@ -8,15 +8,34 @@ unwrapped :math:`\arg R_2` across it:
 ``cluster_converge``    Δ|R| ≤ ``tol_abs``, 1 − |R₂| ≤ ``tol_cluster``, |Δφ| ≤ ``tol_angle``
 ``cluster_rotate``      Δ|R| ≤ ``tol_abs``, 1 − |R₂| ≤ ``tol_cluster``, |Δφ| ≥ ``min_turn``
 ``interior_converge``   Δ|R| ≤ ``tol_abs``, 1 − |R₂| > ``tol_cluster``, |Δφ| ≤ ``tol_angle``, and
-                        no trend: the change of |R₂| across the window ≤ ``tol_trend`` · (1 − |R₂|)
-                        (a slow, e.g. algebraic, approach to |R₂| = 1 is *not* an interior state);
-                        or |R₂| ≤ ``tol_zero`` (default ``tol_abs``), where arg R₂ is undefined
-``oscillate``           |R₂| − mean crosses zero upwards ≥ 3 times (2 periods) and the per-cycle amplitude
+                        stationary (below): no trend, the change of |R₂| across the window and between
+                        the means of its halves ≤ ``tol_trend`` · (1 − |R₂|) (a slow, e.g. algebraic,
+                        approach to |R₂| = 1 is *not* an interior state), the spread of the second half
+                        not above (1 + ``tol_stationary``) × the first's;
+                        or |R₂| ≤ ``tol_zero`` (default ``tol_abs``), where arg R₂ is undefined, and the
+                        mean of the second half not above (1 + ``tol_stationary``) × the first's
+``oscillate``           |R₂| − mean crosses zero upwards ≥ 3 times (2 periods), the per-cycle amplitude
                         has no decaying trend (log-linear fit: factor across the window ≥ 1 − ``tol_decay``,
-                        or the fit explains < 50 % of the variation, e.g. beating); or an interior
-                        state (|R₂| constant < 1 − tol_cluster) rotating with |Δφ| ≥ ``min_turn``
-``undetermined``        anything else: still drifting, decaying oscillation, too short
+                        or the fit explains < 50 % of the variation, e.g. beating), and the oscillation
+                        is stationary (below); or an interior state (|R₂| constant < 1 − tol_cluster)
+                        rotating with |Δφ| ≥ ``min_turn``, stationary as ``interior_converge``
+``undetermined``        anything else: still drifting, decaying oscillation, not stationary, too short
 ======================  ==================================================================
+
+**Stationarity** (a label is a statement about t → ∞, so a window holding a slow approach is not labelled).
+An oscillation's window is cut into its whole cycles (between upward crossings of the mean); each cycle
+gives its mid time, period, mean and peak-to-trough amplitude of |R₂|. The cycles whose mid time lies in the
+first (second) half of the window form that half (≥ 2 cycles each, else the window is too short). With
+Ā the mean amplitude and P̄ the mean period, the oscillation is stationary when the halves' mean |R₂|
+differ by ≤ ``tol_stationary`` · Ā, their amplitudes by ≤ ``tol_stationary`` · Ā, their periods by
+≤ ``tol_period`` · P̄, and the least-squares trends of the cycle means and amplitudes across the window
+(slope × window length) are ≤ 2 ``tol_stationary`` · Ā (no trend). A window that is not stationary is
+``undetermined`` with ``details['reason']`` naming the drift measured, e.g. "|R2| still rising, 2e-04 per τ"
+(the slope of the cycle means; per unit of ``t`` as given, ``unit``), and ``details['drift_rate']``.
+A converging cluster (``cluster_converge``) must also not be accelerating along the circle: the phase
+change over the window's second half ≤ that over its first half (or the whole |Δφ| ≤ ``tol_angle``/10,
+numerical noise), which a window at a saddle-node's ghost, past its slowest point, fails.
+Clusters otherwise keep their rules (Δ|R| ≤ ``tol_abs`` or the trend fit below).
 
 Algebraic approach to clusters (1 − |R₂| ~ c/t, e.g. on the det A = 0 or λ_max(V) = 0 boundaries) is
 decided by a trend fit instead of being left undetermined (:func:`algebraic_cluster_fit`): where |R₂| is
@@ -36,6 +55,7 @@ two whole turns in the window the plain average is used and ``details['rate_from
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -58,6 +78,10 @@ class RegimeTolerances:
     tol_fit: float = 0.02  # relative residual of the algebraic trend fit
     tol_fit_near: float = 0.1  # the trend fit is tried only where 1 - |R2| <= this
     min_power: float = 0.3  # ... and where 1 - |R2| decays at least like t^-min_power
+    #: stationarity of an oscillation: the window halves' mean |R2| and amplitude agree within this fraction of
+    #: the amplitude (interior states: the second half's spread within 1 + this of the first's)
+    tol_stationary: float = 0.05
+    tol_period: float = 0.02  # ... and their periods within this fraction of the period
 
 
 @dataclass
@@ -129,7 +153,7 @@ def _decaying(t, mod, crossings, tol_decay) -> bool:
     below 1 − ``tol_decay`` and the fit explains the amplitudes (r² ≥ 0.5). An amplitude that beats
     (quasi-periodic motion, e.g. tokens off the OA manifold) has no such trend and is not decaying."""
     amps, mids = [], []
-    for a, b in zip(crossings[:-1], crossings[1:]):
+    for a, b in itertools.pairwise(crossings):
         sel = (t >= a) & (t <= b)
         if sel.sum() >= 2:
             amps.append(np.ptp(mod[sel]))
@@ -145,6 +169,62 @@ def _decaying(t, mod, crossings, tol_decay) -> bool:
     resid = np.log(amps) - (icpt + slope * mids)
     r2 = 1 - np.sum(resid**2) / max(np.sum((np.log(amps) - np.log(amps).mean()) ** 2), 1e-300)
     return r2 >= 0.5
+
+
+def _cycles(t, mod, crossings):
+    """Whole cycles between consecutive upward crossings: rows (mid time, period, mean, peak-to-trough amplitude)."""
+    rows = []
+    for a, b in itertools.pairwise(crossings):
+        sel = (t >= a) & (t < b)
+        if sel.sum() >= 2:
+            rows.append((0.5 * (a + b), b - a, float(mod[sel].mean()), float(np.ptp(mod[sel]))))
+    return np.asarray(rows, dtype=float).reshape(-1, 4)
+
+
+def _rising(rate: float) -> str:
+    return "rising" if rate > 0 else "falling"
+
+
+def oscillation_drift(t, mod, crossings, tol: RegimeTolerances, unit: str = "unit time"):
+    """Stationarity of an oscillating window (module doc): None when stationary, else (reason, details) with the
+    drift measured. ``t`` (m,), ``mod`` = |R₂| (m,), ``crossings``: its upward mean crossings."""
+    cyc = _cycles(t, mod, crossings)
+    mid = 0.5 * (t[0] + t[-1])
+    first, second = cyc[cyc[:, 0] < mid], cyc[cyc[:, 0] >= mid]
+    if len(first) < 2 or len(second) < 2:
+        return "too few whole cycles to test stationarity (< 2 per half)", {"cycles": len(cyc)}
+    amp = float(cyc[:, 3].mean())
+    per = float(cyc[:, 1].mean())
+    length = float(t[-1] - t[0])
+    d_mean = float(second[:, 2].mean() - first[:, 2].mean())
+    d_amp = float(second[:, 3].mean() - first[:, 3].mean())
+    d_per = float(second[:, 1].mean() - first[:, 1].mean())
+    mean_rate = float(np.polyfit(cyc[:, 0], cyc[:, 2], 1)[0])
+    amp_rate = float(np.polyfit(cyc[:, 0], cyc[:, 3], 1)[0])
+    details = {"drift_rate": mean_rate, "amplitude_rate": amp_rate, "half_mean_change": d_mean,
+               "half_amplitude_change": d_amp, "half_period_change": d_per}
+    if abs(d_mean) > tol.tol_stationary * amp or abs(mean_rate) * length > 2 * tol.tol_stationary * amp:
+        return f"|R2| still {_rising(mean_rate)}, {abs(mean_rate):.1e} per {unit} (oscillation not stationary)", details
+    if abs(d_amp) > tol.tol_stationary * amp or abs(amp_rate) * length > 2 * tol.tol_stationary * amp:
+        return (f"oscillation amplitude still {'growing' if amp_rate > 0 else 'shrinking'}, "
+                f"{abs(amp_rate):.1e} per {unit}"), details
+    if abs(d_per) > tol.tol_period * per:
+        return (f"oscillation period still {'growing' if d_per > 0 else 'shrinking'}: {first[:, 1].mean():.4g} "
+                f"then {second[:, 1].mean():.4g} in the window's halves"), details
+    return None
+
+
+def interior_drift(t, mod, r_end, tol: RegimeTolerances, unit: str = "unit time"):
+    """Stationarity of a near-constant interior |R₂| (module doc): None when stationary, else (reason, details)."""
+    h = mod.size // 2
+    a, b = mod[:h], mod[h:]
+    rate = float(np.polyfit(t, mod, 1)[0])
+    details = {"drift_rate": rate}
+    if abs(mod[-1] - mod[0]) > tol.tol_trend * (1.0 - r_end) or abs(b.mean() - a.mean()) > tol.tol_trend * (1.0 - r_end):
+        return f"|R2| still {_rising(rate)}, {abs(rate):.1e} per {unit} (slow approach)", details
+    if np.ptp(b) > (1 + tol.tol_stationary) * np.ptp(a) + 1e-12:
+        return f"|R2| spread growing ({np.ptp(a):.2g} then {np.ptp(b):.2g} in the window's halves)", details
+    return None
 
 
 def _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method):
@@ -163,8 +243,10 @@ def _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method):
     return None
 
 
-def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: str = "") -> RegimeResult:
-    """Classify a trajectory ``R2`` (m,) complex sampled at times ``t`` (m,) (see module doc)."""
+def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: str = "",
+                           unit: str = "unit time") -> RegimeResult:
+    """Classify a trajectory ``R2`` (m,) complex sampled at times ``t`` (m,) (see module doc). ``unit``: the unit
+    of ``t``, named in the drift of an undetermined window's reason (the decision procedure passes "τ")."""
     tol = tol or RegimeTolerances()
     t = np.asarray(t, dtype=float)
     R2 = np.asarray(R2, dtype=complex)
@@ -186,22 +268,38 @@ def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: s
     rate = dphi / length if length > 0 else np.nan
     nan = float("nan")
 
+    def undetermined(reason, details=None):
+        return RegimeResult("undetermined", r_end, rate, nan, method, {"reason": reason, **(details or {})})
+
     if spread <= tol.tol_abs:
         if r_end <= (tol.tol_abs if tol.tol_zero is None else tol.tol_zero):
+            h = mod.size // 2
+            if mod[h:].mean() > (1 + tol.tol_stationary) * mod[:h].mean() + 1e-12:
+                growth = float(np.polyfit(tw, mod, 1)[0])
+                return undetermined(f"|R2| still rising from the uniform state, {growth:.1e} per {unit}",
+                                    {"drift_rate": growth})
             return RegimeResult("interior_converge", r_end, 0.0, nan, method)
         clustered = 1.0 - r_end <= tol.tol_cluster
         if abs(dphi) <= tol.tol_angle:
             if clustered:
+                h = phi.size // 2
+                if abs(phi[-1] - phi[h]) > abs(phi[h] - phi[0]) and abs(dphi) > 0.1 * tol.tol_angle:
+                    return undetermined(f"cluster phase accelerating ({phi[h] - phi[0]:.1e} then {phi[-1] - phi[h]:.1e} "
+                                        "in the window's halves: a saddle-node's ghost?)")
                 return RegimeResult("cluster_converge", r_end, rate, nan, method)
-            if abs(mod[-1] - mod[0]) > tol.tol_trend * (1.0 - r_end):
-                return _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method) or RegimeResult(
-                    "undetermined", r_end, rate, nan, method, {"reason": "|R2| still drifting (slow approach)"})
+            drift = interior_drift(tw, mod, r_end, tol, unit)
+            if drift is not None:
+                return _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method) or undetermined(*drift)
             return RegimeResult("interior_converge", r_end, rate, nan, method)
         if abs(dphi) >= tol.min_turn:
+            if not clustered:
+                drift = interior_drift(tw, mod, r_end, tol, unit)
+                if drift is not None:
+                    return undetermined(*drift)
             label = "cluster_rotate" if clustered else "oscillate"
             rate, exact = _turn_rate(tw, phi, rate)
             return RegimeResult(label, r_end, rate, 2 * np.pi / abs(rate), method, {"rate_from_turns": exact})
-        return RegimeResult("undetermined", r_end, rate, nan, method, {"reason": "slow phase drift"})
+        return undetermined("slow phase drift")
 
     x = mod - mod.mean()
     crossings = _zero_crossings(tw, x)
@@ -209,8 +307,13 @@ def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: s
         half = tw.size // 2
         a2 = np.ptp(mod[half:])
         if not _decaying(tw, mod, crossings, tol.tol_decay):
+            drift = oscillation_drift(tw, mod, crossings, tol, unit)
+            if drift is not None:
+                return undetermined(*drift)
             period = float(np.mean(np.diff(crossings)))
             return RegimeResult("oscillate", r_end, rate, period, method, {"amplitude": float(a2)})
-        return RegimeResult("undetermined", r_end, rate, nan, method, {"reason": "decaying oscillation"})
-    return _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method) or RegimeResult(
-        "undetermined", r_end, rate, nan, method, {"reason": "|R2| still drifting"})
+        return undetermined("decaying oscillation")
+    slope = float(np.polyfit(tw, mod, 1)[0]) if length > 0 else nan
+    what = "fewer than 2 periods in the window; " if crossings.size else ""
+    return _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method) or undetermined(
+        f"{what}|R2| still {_rising(slope)}, {abs(slope):.1e} per {unit}", {"drift_rate": slope})
