@@ -8,10 +8,12 @@ unwrapped :math:`\arg R_2` across it:
 ``cluster_converge``    Δ|R| ≤ ``tol_abs``, 1 − |R₂| ≤ ``tol_cluster``, |Δφ| ≤ ``tol_angle``
 ``cluster_rotate``      Δ|R| ≤ ``tol_abs``, 1 − |R₂| ≤ ``tol_cluster``, |Δφ| ≥ ``min_turn``
 ``interior_converge``   Δ|R| ≤ ``tol_abs``, 1 − |R₂| > ``tol_cluster``, |Δφ| ≤ ``tol_angle``, and
-                        stationary (below): no trend, the change of |R₂| across the window and between
-                        the means of its halves ≤ ``tol_trend`` · (1 − |R₂|) (a slow, e.g. algebraic,
-                        approach to |R₂| = 1 is *not* an interior state), the spread of the second half
-                        not above (1 + ``tol_stationary``) × the first's;
+                        stationary (below): no trend, the change of |R₂| across the window
+                        ≤ ``tol_trend`` · (1 − |R₂|) and between the means of its halves ≤ the smaller of
+                        that and ``tol_interior`` (a slow, e.g. algebraic, approach to |R₂| = 1 is *not* an
+                        interior state, nor is a slow exponential approach still more than ~tol_interior
+                        from its limit), the spread of the second half not above (1 + ``tol_stationary``)
+                        × the first's (+ tol_abs/1000, the integrator's noise);
                         or |R₂| ≤ ``tol_zero`` (default ``tol_abs``), where arg R₂ is undefined, and the
                         mean of the second half not above (1 + ``tol_stationary``) × the first's
 ``oscillate``           |R₂| − mean crosses zero upwards ≥ 3 times (2 periods), the per-cycle amplitude
@@ -25,7 +27,8 @@ unwrapped :math:`\arg R_2` across it:
 **Stationarity** (a label is a statement about t → ∞, so a window holding a slow approach is not labelled).
 An oscillation's window is cut into its whole cycles (between upward crossings of the mean); each cycle
 gives its mid time, period, mean and peak-to-trough amplitude of |R₂|. The cycles whose mid time lies in the
-first (second) half of the window form that half (≥ 2 cycles each, else the window is too short). With
+first (second) half of the window form that half (≥ 3 cycles, ≥ 1 in each half, else the window is too
+short). With
 Ā the mean amplitude and P̄ the mean period, the oscillation is stationary when the halves' mean |R₂|
 differ by ≤ ``tol_stationary`` · Ā, their amplitudes by ≤ ``tol_stationary`` · Ā, their periods by
 ≤ ``tol_period`` · P̄, and the least-squares trends of the cycle means and amplitudes across the window
@@ -82,6 +85,7 @@ class RegimeTolerances:
     #: the amplitude (interior states: the second half's spread within 1 + this of the first's)
     tol_stationary: float = 0.05
     tol_period: float = 0.02  # ... and their periods within this fraction of the period
+    tol_interior: float = 1e-4  # interior states: the means of |R2| over the window's halves differ by at most this
 
 
 @dataclass
@@ -191,8 +195,8 @@ def oscillation_drift(t, mod, crossings, tol: RegimeTolerances, unit: str = "uni
     cyc = _cycles(t, mod, crossings)
     mid = 0.5 * (t[0] + t[-1])
     first, second = cyc[cyc[:, 0] < mid], cyc[cyc[:, 0] >= mid]
-    if len(first) < 2 or len(second) < 2:
-        return "too few whole cycles to test stationarity (< 2 per half)", {"cycles": len(cyc)}
+    if len(cyc) < 3 or len(first) < 1 or len(second) < 1:
+        return "too few whole cycles to test stationarity (< 3, or none in a half)", {"cycles": len(cyc)}
     amp = float(cyc[:, 3].mean())
     per = float(cyc[:, 1].mean())
     length = float(t[-1] - t[0])
@@ -220,9 +224,10 @@ def interior_drift(t, mod, r_end, tol: RegimeTolerances, unit: str = "unit time"
     a, b = mod[:h], mod[h:]
     rate = float(np.polyfit(t, mod, 1)[0])
     details = {"drift_rate": rate}
-    if abs(mod[-1] - mod[0]) > tol.tol_trend * (1.0 - r_end) or abs(b.mean() - a.mean()) > tol.tol_trend * (1.0 - r_end):
+    trend = tol.tol_trend * (1.0 - r_end)
+    if abs(mod[-1] - mod[0]) > trend or abs(b.mean() - a.mean()) > min(trend, tol.tol_interior):
         return f"|R2| still {_rising(rate)}, {abs(rate):.1e} per {unit} (slow approach)", details
-    if np.ptp(b) > (1 + tol.tol_stationary) * np.ptp(a) + 1e-12:
+    if np.ptp(b) > (1 + tol.tol_stationary) * np.ptp(a) + 1e-3 * tol.tol_abs:  # (floor: integrator noise)
         return f"|R2| spread growing ({np.ptp(a):.2g} then {np.ptp(b):.2g} in the window's halves)", details
     return None
 
@@ -274,7 +279,7 @@ def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: s
     if spread <= tol.tol_abs:
         if r_end <= (tol.tol_abs if tol.tol_zero is None else tol.tol_zero):
             h = mod.size // 2
-            if mod[h:].mean() > (1 + tol.tol_stationary) * mod[:h].mean() + 1e-12:
+            if mod[h:].mean() > (1 + tol.tol_stationary) * mod[:h].mean() + 1e-3 * tol.tol_abs:
                 growth = float(np.polyfit(tw, mod, 1)[0])
                 return undetermined(f"|R2| still rising from the uniform state, {growth:.1e} per {unit}",
                                     {"drift_rate": growth})
