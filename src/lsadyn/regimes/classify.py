@@ -319,6 +319,6 @@ def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: s
             return RegimeResult("oscillate", r_end, rate, period, method, {"amplitude": float(a2)})
         return undetermined("decaying oscillation")
     slope = float(np.polyfit(tw, mod, 1)[0]) if length > 0 else nan
-    what = "fewer than 2 periods in the window; " if crossings.size else ""
+    what = "fewer than 2 periods in the window; " if crossings.size >= 2 else ""
     return _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method) or undetermined(
         f"{what}|R2| still {_rising(slope)}, {abs(slope):.1e} per {unit}", {"drift_rate": slope})
