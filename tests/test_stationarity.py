@@ -93,10 +93,11 @@ def test_limit_cycle_period_is_the_stationary_one():
     assert 19.0 < long_period < 19.5
     oa = predict_regime(A, V)
     assert oa.regime == "oscillate" and oa.period == pytest.approx(long_period, rel=5e-3)
+    # 400 tokens sit off the OA manifold (their oscillation beats, finite n): their period is only near OA's
     tok = simulate_regime(A, V, n=400, seed=0)
     assert tok.regime in ("oscillate", "undetermined")
     if tok.regime == "oscillate":
-        assert tok.period == pytest.approx(long_period, rel=1e-2)
+        assert tok.period == pytest.approx(long_period, rel=0.05)
 
 
 @pytest.mark.slow

@@ -25,16 +25,18 @@ unwrapped :math:`\arg R_2` across it:
 ======================  ==================================================================
 
 **Stationarity** (a label is a statement about t → ∞, so a window holding a slow approach is not labelled).
-An oscillation's window is cut into its whole cycles (between upward crossings of the mean); each cycle
-gives its mid time, period, mean and peak-to-trough amplitude of |R₂|. The cycles whose mid time lies in the
-first (second) half of the window form that half (≥ 3 cycles, ≥ 1 in each half, else the window is too
-short). With
-Ā the mean amplitude and P̄ the mean period, the oscillation is stationary when the halves' mean |R₂|
-differ by ≤ ``tol_stationary`` · Ā, their amplitudes by ≤ ``tol_stationary`` · Ā, their periods by
-≤ ``tol_period`` · P̄, and the least-squares trends of the cycle means and amplitudes across the window
-(slope × window length) are ≤ 2 ``tol_stationary`` · Ā (no trend). A window that is not stationary is
+An oscillation's window is cut into its whole cycles (between upward crossings of the mean; ≥ 2, else the window
+is too short); each cycle gives its period, mean and peak-to-trough amplitude of |R₂|. A waveform may repeat
+only every second cycle (two humps per period, e.g. the beating of tokens off the OA manifold), so each cycle is
+compared with the k-th next, k ∈ {1, 2} whichever matches better; the mean change per k cycles times the number
+of k-steps in half the window is the change between the window's halves. With Ā the mean amplitude and P̄ the
+mean period, the oscillation is stationary when that change of the mean |R₂| is ≤ ``tol_stationary`` · Ā, of
+the amplitude ≤ ``tol_stationary`` · Ā, of the period ≤ ``tol_period`` · P̄ and (k = 1, ≥ 3 cycles) the periods
+do not move monotonically by more than ``tol_period``/4 · P̄ across the window (the slow approach to a limit
+cycle). (The change between halves is the trend measure: a least-squares slope over the window would also flag the
+slow envelope of a quasi-periodic, beating oscillation, which is persistent.) A window that is not stationary is
 ``undetermined`` with ``details['reason']`` naming the drift measured, e.g. "|R2| still rising, 2e-04 per τ"
-(the slope of the cycle means; per unit of ``t`` as given, ``unit``), and ``details['drift_rate']``.
+(the least-squares slope of the cycle means; per unit of ``t`` as given, ``unit``), and ``details['drift_rate']``.
 A converging cluster (``cluster_converge``) must also not be accelerating along the circle: the phase
 change over the window's second half ≤ that over its first half (or the whole |Δφ| ≤ ``tol_angle``/10,
 numerical noise), which a window at a saddle-node's ghost, past its slowest point, fails.
@@ -83,7 +85,7 @@ class RegimeTolerances:
     min_power: float = 0.3  # ... and where 1 - |R2| decays at least like t^-min_power
     #: stationarity of an oscillation: the window halves' mean |R2| and amplitude agree within this fraction of
     #: the amplitude (interior states: the second half's spread within 1 + this of the first's)
-    tol_stationary: float = 0.05
+    tol_stationary: float = 0.1
     tol_period: float = 0.02  # ... and their periods within this fraction of the period
     tol_interior: float = 1e-4  # interior states: the means of |R2| over the window's halves differ by at most this
 
@@ -193,28 +195,36 @@ def oscillation_drift(t, mod, crossings, tol: RegimeTolerances, unit: str = "uni
     """Stationarity of an oscillating window (module doc): None when stationary, else (reason, details) with the
     drift measured. ``t`` (m,), ``mod`` = |R₂| (m,), ``crossings``: its upward mean crossings."""
     cyc = _cycles(t, mod, crossings)
-    mid = 0.5 * (t[0] + t[-1])
-    first, second = cyc[cyc[:, 0] < mid], cyc[cyc[:, 0] >= mid]
-    if len(cyc) < 3 or len(first) < 1 or len(second) < 1:
-        return "too few whole cycles to test stationarity (< 3, or none in a half)", {"cycles": len(cyc)}
+    K = len(cyc)
+    if K < 2:
+        return "too few whole cycles to test stationarity (< 2)", {"cycles": K}
     amp = float(cyc[:, 3].mean())
     per = float(cyc[:, 1].mean())
     length = float(t[-1] - t[0])
-    d_mean = float(second[:, 2].mean() - first[:, 2].mean())
-    d_amp = float(second[:, 3].mean() - first[:, 3].mean())
-    d_per = float(second[:, 1].mean() - first[:, 1].mean())
-    mean_rate = float(np.polyfit(cyc[:, 0], cyc[:, 2], 1)[0])
-    amp_rate = float(np.polyfit(cyc[:, 0], cyc[:, 3], 1)[0])
-    details = {"drift_rate": mean_rate, "amplitude_rate": amp_rate, "half_mean_change": d_mean,
-               "half_amplitude_change": d_amp, "half_period_change": d_per}
-    if abs(d_mean) > tol.tol_stationary * amp or abs(mean_rate) * length > 2 * tol.tol_stationary * amp:
+    scale = np.array([per, amp, amp])
+
+    def mismatch(k):  # how far cycle i + k is from cycle i (period, mean, amplitude), in units of P̄, Ā, Ā
+        return float(np.mean(np.abs(cyc[k:, 1:] - cyc[:-k, 1:]) / scale))
+
+    k = min((k for k in (1, 2) if K > k), key=mismatch)  # 2: a waveform with two humps per period (beating)
+    # the mean change from a cycle to the k-th next, times the number of such steps in half the window
+    d_per, d_mean, d_amp = np.mean(cyc[k:, 1:] - cyc[:-k, 1:], axis=0) * (K / k) / 2
+    mean_rate = float(np.polyfit(cyc[:, 0], cyc[:, 2], 1)[0]) if K > 2 else float(d_mean / (length / 2))
+    amp_rate = float(np.polyfit(cyc[:, 0], cyc[:, 3], 1)[0]) if K > 2 else float(d_amp / (length / 2))
+    details = {"drift_rate": mean_rate, "amplitude_rate": amp_rate, "half_mean_change": float(d_mean),
+               "half_amplitude_change": float(d_amp), "half_period_change": float(d_per), "cycles": K,
+               "cycles_per_pattern": k}
+    if abs(d_mean) > tol.tol_stationary * amp:
         return f"|R2| still {_rising(mean_rate)}, {abs(mean_rate):.1e} per {unit} (oscillation not stationary)", details
-    if abs(d_amp) > tol.tol_stationary * amp or abs(amp_rate) * length > 2 * tol.tol_stationary * amp:
+    if abs(d_amp) > tol.tol_stationary * amp:
         return (f"oscillation amplitude still {'growing' if amp_rate > 0 else 'shrinking'}, "
                 f"{abs(amp_rate):.1e} per {unit}"), details
-    if abs(d_per) > tol.tol_period * per:
-        return (f"oscillation period still {'growing' if d_per > 0 else 'shrinking'}: {first[:, 1].mean():.4g} "
-                f"then {second[:, 1].mean():.4g} in the window's halves"), details
+    periods = cyc[:, 1]
+    steps = np.diff(periods)
+    monotone = k == 1 and K >= 3 and (np.all(steps > 0) or np.all(steps < 0))
+    if abs(d_per) > tol.tol_period * per or (monotone and abs(periods[-1] - periods[0]) > tol.tol_period / 4 * per):
+        return (f"oscillation period still {'growing' if d_per > 0 else 'shrinking'}: {periods[0]:.4g} "
+                f"to {periods[-1]:.4g} across the window"), details
     return None
 
 
