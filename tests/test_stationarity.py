@@ -178,8 +178,8 @@ def test_slow_cases_oa_gives_the_derived_label_and_limits():
         A, V = _matrices(row)
         res = predict_regime(A, V, row.beta)
         assert res.regime == row.expected, (row.case, res.regime, res.details.get("reason"))
-        if np.isfinite(row.abs_R2):
-            assert abs(res.abs_R2 - row.abs_R2) < 1e-4, (row.case, res.abs_R2)
+        if np.isfinite(row.abs_R2):  # clusters: within tol_cluster of 1 (the label's definition); interior 1e-4
+            assert abs(res.abs_R2 - row.abs_R2) < (1e-3 if row.abs_R2 == 1 else 1e-4), (row.case, res.abs_R2)
         if np.isfinite(row.rate):
             assert res.arg_R2_rate == pytest.approx(row.rate, rel=1e-3), row.case
 

@@ -40,7 +40,10 @@ slow envelope of a quasi-periodic, beating oscillation, which is persistent.) A 
 A converging cluster (``cluster_converge``) must also not be accelerating along the circle: the phase
 change over the window's second half ≤ that over its first half (or the whole |Δφ| ≤ ``tol_angle``/10,
 numerical noise), which a window at a saddle-node's ghost, past its slowest point, fails.
-Clusters otherwise keep their rules (Δ|R| ≤ ``tol_abs`` or the trend fit below).
+A cluster's window must not be leaving the circle: the mean of 1 − |R₂| over its second half ≤ (1 +
+``tol_stationary``) × that over its first half (+ ``tol_cluster``/1000). Clusters otherwise keep their rules (Δ|R| ≤ ``tol_abs``
+or the trend fit below, whose extrapolated limit must lie within ``tol_cluster`` of 1 on either side: a limit
+past 1 is the fit of a transient rise).
 
 Algebraic approach to clusters (1 − |R₂| ~ c/t, e.g. on the det A = 0 or λ_max(V) = 0 boundaries) is
 decided by a trend fit instead of being left undetermined (:func:`algebraic_cluster_fit`): where |R₂| is
@@ -245,7 +248,8 @@ def interior_drift(t, mod, r_end, tol: RegimeTolerances, unit: str = "unit time"
 def _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method):
     """A cluster decided by the trend fit, or None."""
     limit = algebraic_cluster_fit(tw, mod, tol)
-    if limit is None or 1.0 - limit > tol.tol_cluster:
+    # |R2| <= 1: a limit extrapolated past 1 + tol_cluster is a fit of a transient (e.g. an early rise), not of c/t
+    if limit is None or abs(1.0 - limit) > tol.tol_cluster:
         return None
     details = {"approach": "algebraic", "extrapolated_abs_R2": float(limit), "abs_R2_last": r_end}
     r_lim = float(min(1.0, limit))
@@ -295,6 +299,11 @@ def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: s
                                     {"drift_rate": growth})
             return RegimeResult("interior_converge", r_end, 0.0, nan, method)
         clustered = 1.0 - r_end <= tol.tol_cluster
+        if clustered:  # not leaving the circle: 1 - |R2| must not grow between the window's halves
+            h = mod.size // 2
+            gap1, gap2 = float(np.mean(1.0 - mod[:h])), float(np.mean(1.0 - mod[h:]))
+            if gap2 > (1 + tol.tol_stationary) * gap1 + 1e-3 * tol.tol_cluster:  # (floor: converged)
+                return undetermined(f"|R2| leaving 1 (1 - |R2| {gap1:.1e} then {gap2:.1e} in the window's halves)")
         if abs(dphi) <= tol.tol_angle:
             if clustered:
                 h = phi.size // 2
