@@ -152,11 +152,13 @@ def test_quick_oscillation_lsa_is_flagged_at_horizon_and_settled_at_its_settle_h
     quick = yaml.safe_load((ROOT / "workflow/config/quick.yaml").read_text())["highdim"]
     sc = paper["highdim"]["scenarios"]["oscillation"]
     A, V = embed_scenario(sc["A"], sc["V"], quick["d"], sc["rest_A"], sc["rest_V"], sc["noise"], paper["seed"] + 300)
-    change = {}
+    change, regime = {}, {}
     for horizon in (sc["horizon"], run_horizon(sc, "lsa")):
         run = run_highdim(A, V, 1.0, "lsa", quick["n_tokens"], paper["seed"] + 300, horizon,
                           samples_for(horizon, sc["horizon"], quick["n_samples"]), n_snapshots=2)
-        assert run["regime"] == "oscillate"
+        regime[horizon] = run["regime"]
         change[horizon] = r_change_last_quarter(run["r"])
     short, long_ = change.values()
     assert short > SETTLED_R_CHANGE and abs(long_) <= SETTLED_R_CHANGE, change
+    # issue 28: the classifier labels only a stationary window, so the transient at the base horizon is not labelled
+    assert list(regime.values()) == ["undetermined", "oscillate"], regime

@@ -88,6 +88,9 @@ def _vote(results, method):
         label = "undetermined"
     chosen = [r for r in results if r.regime == label] or results
     details = {"start_regimes": labels}
+    if label == "undetermined":  # why: the majority's own reason (the drift it measured), or the split vote
+        reasons = [r.details["reason"] for r in chosen if r.regime == "undetermined" and "reason" in r.details]
+        details["reason"] = reasons[0] if count * 2 > len(labels) and reasons else f"no strict majority: {labels}"
     if any("rate_from_turns" in r.details for r in chosen):
         details["rate_from_turns"] = all(r.details.get("rate_from_turns", True) for r in chosen)
     algebraic = [r for r in chosen if r.details.get("approach") == "algebraic"]
@@ -109,7 +112,7 @@ def _classifier(method, tol, tau):
     wtol = window_tolerances(tol)
 
     def classify(i, s, R2):
-        return _rescale(classify_r2_trajectory(s, R2, wtol, method=method), tau[i])
+        return _rescale(classify_r2_trajectory(s, R2, wtol, method=method, unit="τ"), tau[i])
 
     return classify
 
@@ -128,7 +131,8 @@ def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=N
     ``starts`` (k,) replaces the near-uniform initial values of R₂ (default :func:`oa_start_points`); the
     label is the strict-majority vote over them. ``token_start`` (scalar or (N,)): one more start per
     point, e.g. the tokens' own R₂(0), integrated in the same batch; its label is reported in
-    ``details['regime_token_start']`` (it does not vote). ``engine``: ``"compiled"`` (every start its own
+    ``details['regime_token_start']`` (it does not vote). A point continues while any of its starts is
+    undetermined (up to the budget, where the vote stands). ``engine``: ``"compiled"`` (every start its own
     DOP853 run, :func:`lsadyn.solvers.phase_points.advance_small`) or ``"scipy"`` (the reference: scipy DOP853 on
     chunks of ``chunk`` points as one system).
     """
@@ -146,11 +150,13 @@ def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=N
     wtol = window_tolerances(tol)
 
     def classify(i, s, R):
-        res = [classify_r2_trajectory(s, R[:, j], wtol, method="oa") for j in range(K)]
+        res = [classify_r2_trajectory(s, R[:, j], wtol, method="oa", unit="τ") for j in range(K)]
         out = _rescale(_vote(res[:k], "oa"), tau[i])
+        # a point is decided when every start is: a vote decided by the starts that decide first would bias the
+        # limits (e.g. at a centre the shorter-period orbits show their 2 cycles per window half first)
+        out.details["undecided_part"] = any(r.regime == "undetermined" for r in res)
         if token_start is not None:
             out.details["regime_token_start"] = res[k].regime
-            out.details["undecided_part"] = res[k].regime == "undetermined"
         return out
 
     if engine == "compiled":
@@ -361,7 +367,7 @@ def simulate_regime(
 
     def classify(i, s, obs):
         signal = obs if p.d == 2 else pseudo_r2(obs[:, 0], obs[:, 1:])
-        return _rescale(classify_r2_trajectory(s, signal, wtol, method=f"particles-{model}"), tau)
+        return _rescale(classify_r2_trajectory(s, signal, wtol, method=f"particles-{model}", unit="τ"), tau)
 
     res = decide(run, 1, horizon, n_samples, budget, classify, [tau], window=window, progress=progress)[0]
     res.details["n_steps"] = run.n_steps

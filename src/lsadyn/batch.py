@@ -33,6 +33,7 @@ from .fields.attention import USA_MAX_LOGIT
 from .fields.kernels import exp_inplace
 from .fields.kuramoto_daido import batch_forms, usa_field_batch_moments
 from .observers import (
+    SETTLED_R_CHANGE,
     batch_axis_observer,
     cluster_shape,
     mean_token_norm,
@@ -134,7 +135,7 @@ class BatchField:
         self._scales = {}
         self.forms = batch_forms(A, V, self.beta) if model == "usa" and np.shape(A)[-1] == 2 else None
 
-    def take(self, idx) -> "BatchField":
+    def take(self, idx) -> BatchField:
         """The field of the members ``idx``."""
         out = object.__new__(BatchField)
         out.__dict__.update(self.__dict__)
@@ -181,8 +182,10 @@ class BatchResult:
     ``r_max``, ``r_mean``) and of the final state (``cluster_shape``, ``mean_token_norm``, ``majority``:
     fraction of tokens on the majority side of the hyperplane orthogonal to the leading axis),
     ``r_change_last_quarter`` (:func:`lsadyn.observers.r_change_last_quarter` of r over the run up to where it was
-    decided), ``settled`` (its absolute value ≤ :data:`lsadyn.observers.SETTLED_R_CHANGE`: False means r(t) was still
-    changing at the end of the run, so its r and period describe a transient), and ``X`` (the final tokens, (n, d))."""
+    decided), ``settled`` (the run was decided: ``result.regime != 'undetermined'``; a labelled run always has
+    |``r_change_last_quarter``| ≤ :data:`lsadyn.observers.SETTLED_R_CHANGE`, as :func:`regime_batch` never labels a
+    run whose r(t) is still changing, so False means its r and period describe a transient), and ``X`` (the final
+    tokens, (n, d))."""
 
     result: RegimeResult
     tau: float
@@ -204,7 +207,13 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
     ``horizon`` and ``dt`` are in units of each member's τ (:func:`run_time_scale`); ``n_samples`` samples
     per horizon; undecided members continue up to ``budget`` × the horizon (:mod:`lsadyn.regimes.decision`). In
     d > 2 the classifier's ``tol_zero`` defaults to :func:`lsadyn.observers.r_noise_floor` (an r below the noise of
-    i.i.d. uniform tokens is an interior state)."""
+    i.i.d. uniform tokens is an interior state).
+
+    The guarantee (what the study's tables rely on): a member is given a label other than ``undetermined`` only when
+    its classified window is stationary (:mod:`lsadyn.regimes.classify`) **and** its r(t) has settled
+    (:func:`lsadyn.observers.r_settled` of :func:`lsadyn.observers.r_change_last_quarter` over the run up to the
+    checkpoint); otherwise it continues, and at the budget it is ``undetermined`` with the reason. So
+    ``settled == (result.regime != 'undetermined')`` for every member."""
     A = np.asarray(A, dtype=float)
     V = np.asarray(V, dtype=float)
     X0 = np.asarray(X0, dtype=float)
@@ -241,7 +250,13 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
         cut = j >= int(np.floor((1 - tol.window) * n_run))
         changes[i] = r_change_last_quarter(obs[:, 0], n_run=n_run)
         windows[i] = obs[cut, 0].copy()
-        res = classify_r2_trajectory(s[cut], pseudo_r2(obs[cut, 0], obs[cut, 1:]), wtol, method=f"batch-{model}")
+        res = classify_r2_trajectory(s[cut], pseudo_r2(obs[cut, 0], obs[cut, 1:]), wtol, method=f"batch-{model}",
+                                     unit="τ")
+        if res.regime != "undetermined" and not r_settled(changes[i]):
+            # the guarantee: a run whose r(t) has not settled is never labelled (it continues; undetermined at the budget)
+            res = RegimeResult("undetermined", res.abs_R2, res.arg_R2_rate, float("nan"), res.method,
+                               {"reason": f"r still changing: {changes[i]:+.3f} between the run's last two quarters "
+                                          f"(> {SETTLED_R_CHANGE:g}); the window alone read {res.regime}"})
         res.arg_R2_rate = res.arg_R2_rate / tau[i]
         res.period = res.period * tau[i]
         return res
@@ -256,6 +271,6 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
         r = windows[i]
         out.append(BatchResult(res, float(tau[i]), float(r.min()), float(r.max()), float(r.mean()),
                                cluster_shape(X), float(mean_token_norm(X)), maj, changes[i],
-                               r_settled(changes[i]), X.copy()))
+                               res.regime != "undetermined", X.copy()))
     return out
 

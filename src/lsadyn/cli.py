@@ -242,6 +242,8 @@ def _run_regime(args):
     }
     if args.method == "particles":
         out["model"] = args.model
+    if res.regime == "undetermined" and res.details.get("reason"):
+        out["reason"] = res.details["reason"]  # why (e.g. the drift measured when the budget ran out)
     notes = [f"{k} is not finite (undefined for this regime or lost to overflow)"
              for k in ("abs_R2", "arg_R2_rate", "period") if isinstance(out[k], float) and math.isinf(out[k])]
     if args.json:
@@ -254,6 +256,7 @@ def _run_regime(args):
         print(
             f"regime: {res.regime}\n{r2}: {res.abs_R2:.6g}\narg R2 rate: {res.arg_R2_rate:.6g}\n"
             f"period: {res.period:.6g}\nmethod: {args.method}" + (f" ({args.model})" if "model" in out else "")
+            + (f"\nreason: {out['reason']}" if "reason" in out else "")
         )
     sys.stdout.flush()  # a closed pipe shows here, inside main's handler, not at interpreter exit
     for note in notes:

@@ -8,15 +8,42 @@ unwrapped :math:`\arg R_2` across it:
 ``cluster_converge``    Δ|R| ≤ ``tol_abs``, 1 − |R₂| ≤ ``tol_cluster``, |Δφ| ≤ ``tol_angle``
 ``cluster_rotate``      Δ|R| ≤ ``tol_abs``, 1 − |R₂| ≤ ``tol_cluster``, |Δφ| ≥ ``min_turn``
 ``interior_converge``   Δ|R| ≤ ``tol_abs``, 1 − |R₂| > ``tol_cluster``, |Δφ| ≤ ``tol_angle``, and
-                        no trend: the change of |R₂| across the window ≤ ``tol_trend`` · (1 − |R₂|)
-                        (a slow, e.g. algebraic, approach to |R₂| = 1 is *not* an interior state);
-                        or |R₂| ≤ ``tol_zero`` (default ``tol_abs``), where arg R₂ is undefined
-``oscillate``           |R₂| − mean crosses zero upwards ≥ 3 times (2 periods) and the per-cycle amplitude
+                        stationary (below): no trend, the change of |R₂| across the window
+                        ≤ ``tol_trend`` · (1 − |R₂|) and between the means of its halves ≤ the smaller of
+                        that and ``tol_interior`` (a slow, e.g. algebraic, approach to |R₂| = 1 is *not* an
+                        interior state, nor is a slow exponential approach still more than ~tol_interior
+                        from its limit), the spread of the second half not above (1 + ``tol_stationary``)
+                        × the first's (+ tol_abs/1000, the integrator's noise);
+                        or |R₂| ≤ ``tol_zero`` (default ``tol_abs``), where arg R₂ is undefined, and the
+                        mean of the second half not above (1 + ``tol_stationary``) × the first's
+``oscillate``           |R₂| − mean crosses zero upwards ≥ 3 times (2 periods), the per-cycle amplitude
                         has no decaying trend (log-linear fit: factor across the window ≥ 1 − ``tol_decay``,
-                        or the fit explains < 50 % of the variation, e.g. beating); or an interior
-                        state (|R₂| constant < 1 − tol_cluster) rotating with |Δφ| ≥ ``min_turn``
-``undetermined``        anything else: still drifting, decaying oscillation, too short
+                        or the fit explains < 50 % of the variation, e.g. beating), and the oscillation
+                        is stationary (below); or an interior state (|R₂| constant < 1 − tol_cluster)
+                        rotating with |Δφ| ≥ ``min_turn``, stationary as ``interior_converge``
+``undetermined``        anything else: still drifting, decaying oscillation, not stationary, too short
 ======================  ==================================================================
+
+**Stationarity** (a label is a statement about t → ∞, so a window holding a slow approach is not labelled).
+An oscillation's window is cut into its whole cycles (between upward crossings of the mean; ≥ 2, else the window
+is too short); each cycle gives its period, mean and peak-to-trough amplitude of |R₂|. A waveform may repeat
+only every second cycle (two humps per period, e.g. the beating of tokens off the OA manifold), so each cycle is
+compared with the k-th next, k ∈ {1, 2} whichever matches better; the mean change per k cycles times the number
+of k-steps in half the window is the change between the window's halves. With Ā the mean amplitude and P̄ the
+mean period, the oscillation is stationary when that change of the mean |R₂| is ≤ ``tol_stationary`` · Ā, of
+the amplitude ≤ ``tol_stationary`` · Ā, of the period ≤ ``tol_period`` · P̄ and (k = 1, ≥ 3 cycles) the periods
+do not move monotonically by more than ``tol_period``/4 · P̄ across the window (the slow approach to a limit
+cycle). (The change between halves is the trend measure: a least-squares slope over the window would also flag the
+slow envelope of a quasi-periodic, beating oscillation, which is persistent.) A window that is not stationary is
+``undetermined`` with ``details['reason']`` naming the drift measured, e.g. "|R2| still rising, 2e-04 per τ"
+(the least-squares slope of the cycle means; per unit of ``t`` as given, ``unit``), and ``details['drift_rate']``.
+A converging cluster (``cluster_converge``) must also not be accelerating along the circle: the phase
+change over the window's second half ≤ that over its first half (or the whole |Δφ| ≤ ``tol_angle``/10,
+numerical noise), which a window at a saddle-node's ghost, past its slowest point, fails.
+A cluster's window must not be leaving the circle: the mean of 1 − |R₂| over its second half ≤ (1 +
+``tol_stationary``) × that over its first half (+ ``tol_cluster``/1000). Clusters otherwise keep their rules (Δ|R| ≤ ``tol_abs``
+or the trend fit below, whose extrapolated limit must lie within ``tol_cluster`` of 1 on either side: a limit
+past 1 is the fit of a transient rise).
 
 Algebraic approach to clusters (1 − |R₂| ~ c/t, e.g. on the det A = 0 or λ_max(V) = 0 boundaries) is
 decided by a trend fit instead of being left undetermined (:func:`algebraic_cluster_fit`): where |R₂| is
@@ -36,6 +63,7 @@ two whole turns in the window the plain average is used and ``details['rate_from
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -58,6 +86,11 @@ class RegimeTolerances:
     tol_fit: float = 0.02  # relative residual of the algebraic trend fit
     tol_fit_near: float = 0.1  # the trend fit is tried only where 1 - |R2| <= this
     min_power: float = 0.3  # ... and where 1 - |R2| decays at least like t^-min_power
+    #: stationarity of an oscillation: the window halves' mean |R2| and amplitude agree within this fraction of
+    #: the amplitude (interior states: the second half's spread within 1 + this of the first's)
+    tol_stationary: float = 0.1
+    tol_period: float = 0.02  # ... and their periods within this fraction of the period
+    tol_interior: float = 1e-4  # interior states: the means of |R2| over the window's halves differ by at most this
 
 
 @dataclass
@@ -129,7 +162,7 @@ def _decaying(t, mod, crossings, tol_decay) -> bool:
     below 1 − ``tol_decay`` and the fit explains the amplitudes (r² ≥ 0.5). An amplitude that beats
     (quasi-periodic motion, e.g. tokens off the OA manifold) has no such trend and is not decaying."""
     amps, mids = [], []
-    for a, b in zip(crossings[:-1], crossings[1:]):
+    for a, b in itertools.pairwise(crossings):
         sel = (t >= a) & (t <= b)
         if sel.sum() >= 2:
             amps.append(np.ptp(mod[sel]))
@@ -147,10 +180,76 @@ def _decaying(t, mod, crossings, tol_decay) -> bool:
     return r2 >= 0.5
 
 
+def _cycles(t, mod, crossings):
+    """Whole cycles between consecutive upward crossings: rows (mid time, period, mean, peak-to-trough amplitude)."""
+    rows = []
+    for a, b in itertools.pairwise(crossings):
+        sel = (t >= a) & (t < b)
+        if sel.sum() >= 2:
+            rows.append((0.5 * (a + b), b - a, float(mod[sel].mean()), float(np.ptp(mod[sel]))))
+    return np.asarray(rows, dtype=float).reshape(-1, 4)
+
+
+def _rising(rate: float) -> str:
+    return "rising" if rate > 0 else "falling"
+
+
+def oscillation_drift(t, mod, crossings, tol: RegimeTolerances, unit: str = "unit time"):
+    """Stationarity of an oscillating window (module doc): None when stationary, else (reason, details) with the
+    drift measured. ``t`` (m,), ``mod`` = |R₂| (m,), ``crossings``: its upward mean crossings."""
+    cyc = _cycles(t, mod, crossings)
+    K = len(cyc)
+    if K < 2:
+        return "too few whole cycles to test stationarity (< 2)", {"cycles": K}
+    amp = float(cyc[:, 3].mean())
+    per = float(cyc[:, 1].mean())
+    length = float(t[-1] - t[0])
+    scale = np.array([per, amp, amp])
+
+    def mismatch(k):  # how far cycle i + k is from cycle i (period, mean, amplitude), in units of P̄, Ā, Ā
+        return float(np.mean(np.abs(cyc[k:, 1:] - cyc[:-k, 1:]) / scale))
+
+    k = min((k for k in (1, 2) if K > k), key=mismatch)  # 2: a waveform with two humps per period (beating)
+    # the mean change from a cycle to the k-th next, times the number of such steps in half the window
+    d_per, d_mean, d_amp = np.mean(cyc[k:, 1:] - cyc[:-k, 1:], axis=0) * (K / k) / 2
+    mean_rate = float(np.polyfit(cyc[:, 0], cyc[:, 2], 1)[0]) if K > 2 else float(d_mean / (length / 2))
+    amp_rate = float(np.polyfit(cyc[:, 0], cyc[:, 3], 1)[0]) if K > 2 else float(d_amp / (length / 2))
+    details = {"drift_rate": mean_rate, "amplitude_rate": amp_rate, "half_mean_change": float(d_mean),
+               "half_amplitude_change": float(d_amp), "half_period_change": float(d_per), "cycles": K,
+               "cycles_per_pattern": k}
+    if abs(d_mean) > tol.tol_stationary * amp:
+        return f"|R2| still {_rising(mean_rate)}, {abs(mean_rate):.1e} per {unit} (oscillation not stationary)", details
+    if abs(d_amp) > tol.tol_stationary * amp:
+        return (f"oscillation amplitude still {'growing' if amp_rate > 0 else 'shrinking'}, "
+                f"{abs(amp_rate):.1e} per {unit}"), details
+    periods = cyc[:, 1]
+    steps = np.diff(periods)
+    monotone = k == 1 and K >= 3 and (np.all(steps > 0) or np.all(steps < 0))
+    if abs(d_per) > tol.tol_period * per or (monotone and abs(periods[-1] - periods[0]) > tol.tol_period / 4 * per):
+        return (f"oscillation period still {'growing' if d_per > 0 else 'shrinking'}: {periods[0]:.4g} "
+                f"to {periods[-1]:.4g} across the window"), details
+    return None
+
+
+def interior_drift(t, mod, r_end, tol: RegimeTolerances, unit: str = "unit time"):
+    """Stationarity of a near-constant interior |R₂| (module doc): None when stationary, else (reason, details)."""
+    h = mod.size // 2
+    a, b = mod[:h], mod[h:]
+    rate = float(np.polyfit(t, mod, 1)[0])
+    details = {"drift_rate": rate}
+    trend = tol.tol_trend * (1.0 - r_end)
+    if abs(mod[-1] - mod[0]) > trend or abs(b.mean() - a.mean()) > min(trend, tol.tol_interior):
+        return f"|R2| still {_rising(rate)}, {abs(rate):.1e} per {unit} (slow approach)", details
+    if np.ptp(b) > (1 + tol.tol_stationary) * np.ptp(a) + 1e-3 * tol.tol_abs:  # (floor: integrator noise)
+        return f"|R2| spread growing ({np.ptp(a):.2g} then {np.ptp(b):.2g} in the window's halves)", details
+    return None
+
+
 def _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method):
     """A cluster decided by the trend fit, or None."""
     limit = algebraic_cluster_fit(tw, mod, tol)
-    if limit is None or 1.0 - limit > tol.tol_cluster:
+    # |R2| <= 1: a limit extrapolated past 1 + tol_cluster is a fit of a transient (e.g. an early rise), not of c/t
+    if limit is None or abs(1.0 - limit) > tol.tol_cluster:
         return None
     details = {"approach": "algebraic", "extrapolated_abs_R2": float(limit), "abs_R2_last": r_end}
     r_lim = float(min(1.0, limit))
@@ -163,8 +262,10 @@ def _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method):
     return None
 
 
-def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: str = "") -> RegimeResult:
-    """Classify a trajectory ``R2`` (m,) complex sampled at times ``t`` (m,) (see module doc)."""
+def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: str = "",
+                           unit: str = "unit time") -> RegimeResult:
+    """Classify a trajectory ``R2`` (m,) complex sampled at times ``t`` (m,) (see module doc). ``unit``: the unit
+    of ``t``, named in the drift of an undetermined window's reason (the decision procedure passes "τ")."""
     tol = tol or RegimeTolerances()
     t = np.asarray(t, dtype=float)
     R2 = np.asarray(R2, dtype=complex)
@@ -186,22 +287,43 @@ def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: s
     rate = dphi / length if length > 0 else np.nan
     nan = float("nan")
 
+    def undetermined(reason, details=None):
+        return RegimeResult("undetermined", r_end, rate, nan, method, {"reason": reason, **(details or {})})
+
     if spread <= tol.tol_abs:
         if r_end <= (tol.tol_abs if tol.tol_zero is None else tol.tol_zero):
+            h = mod.size // 2
+            if mod[h:].mean() > (1 + tol.tol_stationary) * mod[:h].mean() + 1e-3 * tol.tol_abs:
+                growth = float(np.polyfit(tw, mod, 1)[0])
+                return undetermined(f"|R2| still rising from the uniform state, {growth:.1e} per {unit}",
+                                    {"drift_rate": growth})
             return RegimeResult("interior_converge", r_end, 0.0, nan, method)
         clustered = 1.0 - r_end <= tol.tol_cluster
+        if clustered:  # not leaving the circle: 1 - |R2| must not grow between the window's halves
+            h = mod.size // 2
+            gap1, gap2 = float(np.mean(1.0 - mod[:h])), float(np.mean(1.0 - mod[h:]))
+            if gap2 > (1 + tol.tol_stationary) * gap1 + 1e-3 * tol.tol_cluster:  # (floor: converged)
+                return undetermined(f"|R2| leaving 1 (1 - |R2| {gap1:.1e} then {gap2:.1e} in the window's halves)")
         if abs(dphi) <= tol.tol_angle:
             if clustered:
+                h = phi.size // 2
+                if abs(phi[-1] - phi[h]) > abs(phi[h] - phi[0]) and abs(dphi) > 0.1 * tol.tol_angle:
+                    return undetermined(f"cluster phase accelerating ({phi[h] - phi[0]:.1e} then {phi[-1] - phi[h]:.1e} "
+                                        "in the window's halves: a saddle-node's ghost?)")
                 return RegimeResult("cluster_converge", r_end, rate, nan, method)
-            if abs(mod[-1] - mod[0]) > tol.tol_trend * (1.0 - r_end):
-                return _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method) or RegimeResult(
-                    "undetermined", r_end, rate, nan, method, {"reason": "|R2| still drifting (slow approach)"})
+            drift = interior_drift(tw, mod, r_end, tol, unit)
+            if drift is not None:
+                return _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method) or undetermined(*drift)
             return RegimeResult("interior_converge", r_end, rate, nan, method)
         if abs(dphi) >= tol.min_turn:
+            if not clustered:
+                drift = interior_drift(tw, mod, r_end, tol, unit)
+                if drift is not None:
+                    return undetermined(*drift)
             label = "cluster_rotate" if clustered else "oscillate"
             rate, exact = _turn_rate(tw, phi, rate)
             return RegimeResult(label, r_end, rate, 2 * np.pi / abs(rate), method, {"rate_from_turns": exact})
-        return RegimeResult("undetermined", r_end, rate, nan, method, {"reason": "slow phase drift"})
+        return undetermined("slow phase drift")
 
     x = mod - mod.mean()
     crossings = _zero_crossings(tw, x)
@@ -209,8 +331,13 @@ def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: s
         half = tw.size // 2
         a2 = np.ptp(mod[half:])
         if not _decaying(tw, mod, crossings, tol.tol_decay):
+            drift = oscillation_drift(tw, mod, crossings, tol, unit)
+            if drift is not None:
+                return undetermined(*drift)
             period = float(np.mean(np.diff(crossings)))
             return RegimeResult("oscillate", r_end, rate, period, method, {"amplitude": float(a2)})
-        return RegimeResult("undetermined", r_end, rate, nan, method, {"reason": "decaying oscillation"})
-    return _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method) or RegimeResult(
-        "undetermined", r_end, rate, nan, method, {"reason": "|R2| still drifting"})
+        return undetermined("decaying oscillation")
+    slope = float(np.polyfit(tw, mod, 1)[0]) if length > 0 else nan
+    what = "fewer than 2 periods in the window; " if crossings.size >= 2 else ""
+    return _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method) or undetermined(
+        f"{what}|R2| still {_rising(slope)}, {abs(slope):.1e} per {unit}", {"drift_rate": slope})

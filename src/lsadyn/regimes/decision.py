@@ -4,14 +4,23 @@ classify, and while undecided **continue from where the run stopped** with a
 longer horizon, until the classifier decides or the budget runs out.
 
 Time is the rescaled s = t/τ of each point (so one grid serves a batch). With base horizon ``S`` and
-``n_samples`` samples, the grid is ``s_j = j·Δ``, Δ = S/(n_samples − 1). The horizon multiples tried are
-1, 2, 4, … (doubling) and finally ``budget`` itself (:func:`horizon_factors`). At multiple f the run has
-reached ``f·S`` and the classifier reads the last ``window`` fraction of the grid up to there — exactly
-the samples :func:`lsadyn.regimes.classify.classify_r2_trajectory` would read from a run of horizon f·S with
-f·(n_samples − 1) + 1 samples (same resolution), so a run decided at f = 1 gives the result of the plain
-fixed-horizon run. Only those window samples are observed (requested from the integrator); the window of
-the next multiple either starts after the current end or inside the current window, so nothing is
-integrated twice.
+``n_samples`` samples, the grid is ``s_j = j·Δ``, Δ = S/(n_samples − 1). The horizon multiples tried
+(:func:`horizon_factors`) are first the **early checkpoints** 1/8, 1/4, 1/2 (:data:`EARLY_CHECKPOINTS`), then
+1, 2, 4, … (doubling) and finally ``budget`` itself: a run that is stationary and decided early stops there
+(a decided run stops when decided), one that is not continues. At multiple f the run has reached ``f·S`` and the
+classifier reads the last ``window`` fraction of the grid up to there — exactly the samples
+:func:`lsadyn.regimes.classify.classify_r2_trajectory` would read from a run of horizon f·S with
+f·(n_samples − 1) + 1 samples (same resolution), so a run decided at f gives the result of the plain
+fixed-horizon run of horizon f·S (at f = 1: the plain run of the horizon asked for). A checkpoint whose window
+holds fewer samples than the classifier needs (16) is "too few samples", i.e. it continues. The classifier only
+labels a stationary window (:mod:`lsadyn.regimes.classify`, "Stationarity"), so stopping early does not label a
+transient that a longer window would show drifting; the price of the checkpoints is the classification of their
+windows (a few % of a run), as the windows of successive multiples do not overlap the integration. Only those
+window samples are observed (requested from the integrator); the window of the next multiple either starts after
+the current end or inside the current window, so nothing is integrated twice.
+
+A run still undecided at the budget keeps the label ``undetermined`` and the classifier's reason, which names the
+drift measured in its last window (e.g. "|R2| still rising, 2.0e-04 per τ").
 
 A point counts as undecided when its label is ``undetermined`` or a rotation has fewer than two whole
 turns in the window (``details['rate_from_turns'] is False``: the rate is then a plain average)
@@ -39,17 +48,25 @@ DEFAULT_BUDGET = 16
 PROGRESS_PIECES = 8
 
 
-def horizon_factors(budget: float) -> list[float]:
-    """Horizon multiples tried: 1, 2, 4, … below ``budget``, then ``budget`` (≥ 1)."""
+#: Horizon fractions checked before the base horizon (the first multiple of :func:`horizon_factors`).
+EARLY_CHECKPOINTS = (0.125, 0.25, 0.5)
+
+
+def horizon_factors(budget: float, early: Sequence[float] = EARLY_CHECKPOINTS) -> list[float]:
+    """Horizon multiples tried: the ``early`` fractions (ascending, in (0, 1)), then 1, 2, 4, … below ``budget``,
+    then ``budget`` (≥ 1)."""
     budget = float(budget)
     if not np.isfinite(budget) or budget < 1:
         raise ValueError(f"budget: must be a finite number >= 1, got {budget!r}")
+    early = [float(e) for e in early]
+    if any(not 0 < e < 1 for e in early) or early != sorted(set(early)):
+        raise ValueError(f"early: checkpoints must be ascending fractions in (0, 1), got {early!r}")
     out = [1.0]
     while out[-1] * 2 < budget:
         out.append(out[-1] * 2)
     if out[-1] < budget:
         out.append(budget)
-    return out
+    return early + out
 
 
 def is_undecided(res) -> bool:
@@ -66,7 +83,8 @@ def window_tolerances(tol: RegimeTolerances | None) -> RegimeTolerances:
 
 def decide(run: Run, n_points: int, horizon: float, n_samples: int, budget: float,
            classify: Callable[[int, np.ndarray, np.ndarray], RegimeResult], tau: float | Sequence[float] | np.ndarray,
-           *, window: float = 0.3, progress: Callable[[float], None] | None = None) -> list[RegimeResult]:
+           *, window: float = 0.3, progress: Callable[[float], None] | None = None,
+           early: Sequence[float] = EARLY_CHECKPOINTS) -> list[RegimeResult]:
     """Run the decision procedure on ``n_points`` points of ``run``.
 
     ``run``: a :class:`lsadyn.runs.Run`: ``run.advance(idx, times) -> samples`` integrates the points ``idx``
@@ -79,18 +97,19 @@ def decide(run: Run, n_points: int, horizon: float, n_samples: int, budget: floa
     independently (``run.independent_points``, the compiled ones) are advanced in groups of points between
     reports (results unchanged); a single run is advanced in time pieces (its step sequence is then cut at
     the piece ends: results may differ at the integrator's tolerance); other batches report per multiple.
+    ``early``: the checkpoints before the base horizon (:data:`EARLY_CHECKPOINTS`; ``()``: first check at 1).
     """
     n_samples = int(n_samples)
     ds = float(horizon) / (n_samples - 1)
     tau = np.broadcast_to(np.asarray(tau, dtype=float), (n_points,))
-    factors = horizon_factors(budget)
+    factors = horizon_factors(budget, early)
     s_max = ds * (n_samples - 1) * factors[-1]
     results: list = [None] * n_points
     pending = np.arange(n_points)
     buf = None
     prev_j0 = prev_j1 = -1
     for stage, f in enumerate(factors):
-        j1 = int(round((n_samples - 1) * f))
+        j1 = round((n_samples - 1) * f)
         j0 = int(np.floor((1 - window) * (j1 + 1)))
         first_new = max(j0, prev_j1 + 1)
         s_new = ds * np.arange(first_new, j1 + 1)
