@@ -2,7 +2,8 @@
 
 Each plane of the paper config's ``continuation.planes`` is continued ``--repeats`` times with
 :func:`lsadyn.paper.continuation.runs.run_plane` (the stage's own call); the best and median wall times, the
-rows, branches and curves are written to benchmarks/continuation.json. Run under the shared heavy lock.
+rows, branches and curves (with the interior limit-cycle branches, cycle-fold curves and the seconds the last
+repeat spent on them) are written to benchmarks/continuation.json. Run under the shared heavy lock.
 Usage: ``python benchmarks/bench_continuation.py [--repeats N]``.
 """
 
@@ -48,9 +49,12 @@ def main(argv=None):
             "rows": len(df), "branches": int(info["n_branches"]), "curves": int(info["n_curves"]),
             "rows_by_kind": {k: int(v) for k, v in df.groupby(["kind", "location"]).size().items().__iter__()
                              for k, v in [("/".join(k), v)]},
+            "cycle_branches": int(info["n_cycle_branches"]), "cycle_fold_curves": int(info["n_cycle_folds"]),
+            "cycle_seconds_last": round(float(info["cycle_seconds"]), 3),
             "within_target": bool(min(times) <= TARGET_S)}
         print(f"{pl['name']:12s} best {min(times):6.2f} s  median {np.median(times):6.2f} s  rows {len(df):5d}  "
-              f"curves {info['n_curves']}")
+              f"curves {info['n_curves']}  cycle branches {info['n_cycle_branches']} "
+              f"({info['cycle_seconds']:.2f} s)")
     OUT.write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {OUT.relative_to(ROOT)}")
 

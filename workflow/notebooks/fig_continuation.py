@@ -58,7 +58,8 @@ TITLES = {"case3": "case 3: A, V not commuting", "saddle_node": "saddle-node fam
 planes = list(dict.fromkeys(table.plane))
 ncol = min(len(planes), 2)
 nrow = -(-len(planes) // ncol)
-fig, axes = plt.subplots(nrow, ncol, figsize=(2 * COLUMN_WIDTH, 2.4 * nrow + 0.6), squeeze=False)
+height = 2.3 * nrow + 0.8
+fig, axes = plt.subplots(nrow, ncol, figsize=(2 * COLUMN_WIDTH, height), squeeze=False)
 for ax in axes.flat[len(planes):]:
     ax.set_visible(False)
 handles = {}
@@ -74,10 +75,10 @@ for k, (ax, name) in enumerate(zip(axes.flat, planes)):
             (line,) = ax.plot(g.x, g.y, zorder=4, **st, label=label)
             handles.setdefault(label, line)
     lc = t[(t.kind == "cycle") & (t.location == "interior")]
-    for stab, face in (("stable", "#0072B2"), ("unstable", "none")):
+    for stab, face, edge in (("stable", "#0072B2", "#0072B2"), ("unstable", "none", "#D55E00")):
         c = lc[lc.stability == stab]
         if len(c):
-            h = ax.scatter(c.x, c.y, s=6, facecolors=face, edgecolors="#0072B2", linewidths=0.5, zorder=3,
+            h = ax.scatter(c.x, c.y, s=4, facecolors=face, edgecolors=edge, linewidths=0.5, zorder=3,
                            label=f"interior limit cycle, {'attracting' if stab == 'stable' else 'repelling'}")
             handles.setdefault(h.get_label(), h)
     if t.x_name.iloc[0] == "dv":
@@ -92,9 +93,9 @@ for k, (ax, name) in enumerate(zip(axes.flat, planes)):
     ax.set_ylabel(AXIS.get(t.y_name.iloc[0], t.y_name.iloc[0]))
     ax.set_title(TITLES.get(name, name.replace("_", "-")), fontsize=7)
     panel_letter(ax, "abcdefgh"[k], x=-0.18)
-fig.tight_layout(rect=(0, 0, 1, 1 - 1.0 / (2.4 * nrow + 0.6)))
+fig.tight_layout(rect=(0, 0, 1, 1 - 0.62 / height), h_pad=0.6)
 leg = fig.legend(handles=list(handles.values()), loc="upper center", ncol=4, fontsize=5.5, frameon=False,
-                 bbox_to_anchor=(0.5, 1 - 0.25 / (2.4 * nrow + 0.6)))
+                 bbox_to_anchor=(0.5, 1 - 0.13 / height), handletextpad=0.4, columnspacing=1.2)
 fig.suptitle("C11 (beyond the paper): bifurcation curves of the OA flow, continued; markers: the grid points' OA labels",
              fontsize=7, y=0.995)
 save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

@@ -17,6 +17,8 @@ side of 1 as stability; interior cycles carry their period, nontrivial Floquet m
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pandas as pd
 
@@ -56,7 +58,8 @@ def continue_plane(family, box, *, n_slices=3, n_seeds=3, n_cycle=25, ds_max=0.0
                    cycle_ds_max=0.1, cycle_max_steps=40):
     """Continue the plane ``box`` = ((p1_lo, p1_hi), (p2_lo, p2_hi)) of ``family`` (see module doc); limit cycles
     with steps up to ``cycle_ds_max`` (in ξ, ln T and the parameter together) and ``cycle_max_steps`` steps per
-    branch or half curve. Returns (frame, info) with info = counts of branches, curves and their stop reasons."""
+    branch or half curve. Returns (frame, info) with info = counts of branches, curves and their stop reasons, and
+    the seconds spent on the interior limit cycles."""
     (lo1, hi1), (lo2, hi2) = box
     frames, seeds = [], []
     n_branch = 0
@@ -109,13 +112,16 @@ def continue_plane(family, box, *, n_slices=3, n_seeds=3, n_cycle=25, ds_max=0.0
     if rows:
         df = pd.DataFrame(rows, columns=["p1", "p2", "period", "multiplier", "stability"])
         frames.append(df.assign(branch="cycles", kind="cycle", re=np.nan, im=np.nan))
+    t_cycles = time.perf_counter()
     n_cycle_branch, cycle_stops, fold_seeds = _interior_cycles(family, box, seeds, frames, cycle_ds_max,
                                                                cycle_max_steps)
+    t_cycles = time.perf_counter() - t_cycles
     frames = [f[(f["p1"] >= box[0][0]) & (f["p1"] <= box[0][1]) & (f["p2"] >= box[1][0]) & (f["p2"] <= box[1][1])]
               for f in frames]
     out = pd.concat(frames, ignore_index=True).reindex(columns=COLUMNS) if frames else pd.DataFrame(columns=COLUMNS)
     return out, {"n_branches": n_branch, "n_curves": n_curve, "curve_stops": stops,
-                 "n_cycle_branches": n_cycle_branch, "cycle_stops": cycle_stops, "n_cycle_folds": fold_seeds}
+                 "n_cycle_branches": n_cycle_branch, "cycle_stops": cycle_stops, "n_cycle_folds": fold_seeds,
+                 "cycle_seconds": t_cycles}
 
 
 def _to_polyline(q, pts):
