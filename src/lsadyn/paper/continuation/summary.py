@@ -203,7 +203,7 @@ def cycle_rows(table: pd.DataFrame, planes: list[dict]) -> list[dict]:
                   f"{cyc['multiplier'].min():.3g}–{cyc['multiplier'].max():.3g}, periods {cyc['period'].min():.3g}–"
                   f"{cyc['period'].max():.3g}; {n_fold} cycle-fold curve(s)")
         if at0:
-            detail += "; at the origin: " + "; ".join(at0)
+            detail += "; at the origin (linear between branch points): " + "; ".join(at0)
         rows.append(claim_row(f"C11d-{pl['name']}", f"Continuation ({pl['family']} plane): limit cycles born at the "
                               "Hopf points change stability only at a cycle fold", "continuation", len(branches), n_ok,
                               n_ok == len(branches), detail, informational=True))
