@@ -476,7 +476,8 @@ def _found_continuation(g, tables):
         else ""
     parts = []
     if len(r := _pick(g, r"C11a-.*")):
-        parts.append(f"continued curves{planes} match their closed forms to 1e-8 in {_passing_of(r)} planes (C11a)")
+        parts.append(f"continued curves{planes} match their closed forms to 1e-8 in {_passing_of(r)} planes that "
+                     "have one (C11a)")
     if len(r := _pick(g, r"C11b-.*")):
         parts.append(f"rotating-cluster periods match theirs in {_passing_of(r)} planes ({_of(r)} cycle points, C11b)")
     if len(r := _pick(g, r"C11c-.*")):
