@@ -31,9 +31,20 @@ from .branches import (
 from .cycles import circle_cycle
 from .oa import circle_rate, field, field_and_jacobian
 from .plane import continue_plane
-from .shooting import cycle_branch, cycle_fold_curve, floquet_multipliers, hopf_start, periodic_orbit, shoot
 
 __all__ = ["Curve", "bifurcation_curve", "boundary_branch", "boundary_equilibria", "circle_cycle", "circle_degenerate",
            "circle_rate", "continue_curve", "continue_plane", "cycle_branch", "cycle_fold_curve", "equilibrium_branch",
            "fd_jacobian", "field", "field_and_jacobian", "floquet_multipliers", "hopf_start", "interior_equilibria",
            "locate", "newton", "periodic_orbit", "shoot"]
+
+#: names of :mod:`.shooting` (numba-compiled), imported on first use so that ``import lsadyn.continuation`` loads
+#: neither numba nor scipy (the stages' summaries and the figures import this package)
+_SHOOTING = ("cycle_branch", "cycle_fold_curve", "floquet_multipliers", "hopf_start", "periodic_orbit", "shoot")
+
+
+def __getattr__(name):
+    if name in _SHOOTING:
+        from . import shooting
+
+        return getattr(shooting, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -31,7 +31,6 @@ from .branches import (
     interior_equilibria,
 )
 from .cycles import circle_cycle, cycle_stability
-from .shooting import cycle_branch, cycle_fold_curve
 
 COLUMNS = ["branch", "kind", "p1", "p2", "re", "im", "period", "multiplier", "stability"]
 
@@ -138,6 +137,8 @@ def _interior_cycles(family, box, seeds, frames, ds_max, max_steps):
     """Cycle branches from the Hopf points among ``seeds`` (one per slice where a Hopf point was found) and the
     two-parameter curves of the cycle folds on them (a fold already on a continued curve is skipped); frames are
     appended to ``frames``. Returns (number of branches, their stop reasons, number of fold curves)."""
+    from .shooting import cycle_branch, cycle_fold_curve  # numba: only when a plane is continued
+
     n_branch, stops, fold_pts, n_fold = 0, [], [], 0
     folds = []
     for ev in seeds:
