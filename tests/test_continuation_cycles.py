@@ -21,7 +21,7 @@ P0 = np.zeros(2)
 FAM = family("limit_cycle", 1.0)  # A = A0 + da I, V = V0 + dv I; (dv, da) = (0, 0) is the known cycle
 
 
-def _direct_period(A, V, x_start, t_end=3000.0, t_keep=1000.0, n=400001):
+def _direct_period(A, V, x_start, t_end=3000.0, t_keep=1000.0, n=50001):
     """Period of the attractor reached from x_start by a long direct OA run: mean spacing of the upward crossings
     of Re R₂ through its mean over the last ``t_keep`` (linear interpolation between dense samples)."""
     t = np.linspace(t_end - t_keep, t_end, n)
@@ -38,6 +38,7 @@ def known_cycle():
     return periodic_orbit(FAM, P0, [R.real, R.imag], 19.0)
 
 
+@pytest.mark.slow  # a long adaptive OA run at rtol 1e-12 (several seconds)
 def test_known_cycle_attracts_and_its_period_matches_a_long_direct_run(known_cycle):
     """The attracting cycle of A0, V0 (β = 1): multiplier < 1; the period equals that of a 3000-time-unit direct OA
     run from near the uniform state to 1e-7 (relative), and the ≈ 19.28 of long stationary runs to 0.5 %."""
@@ -136,6 +137,7 @@ def test_branch_from_hopf_passes_the_known_cycle_and_turns_at_a_cycle_fold():
         assert np.all(np.abs(np.linalg.eigvals(s["Phi"]) - 1) < 1e-3) and abs(s["log_mult"]) < 1e-8
 
 
+@pytest.mark.slow  # a long adaptive OA run at rtol 1e-12 (several seconds)
 def test_stable_cycle_between_hopf_and_fold_is_what_a_direct_run_reaches():
     """At a point of the branch between the Hopf point and the cycle fold, a direct OA run from near the
     uniform state oscillates with the branch's period (the attracting cycle is the attractor)."""
