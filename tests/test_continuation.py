@@ -323,9 +323,10 @@ def test_stage_rows_carry_the_table_columns_and_kinds():
     from lsadyn.paper.continuation.runs import COLUMNS, run_plane
 
     pl = {"name": "sn", "family": "saddle_node", "x_min": 0.1, "x_max": 1.0, "y_min": 0.0, "y_max": 1.5}
-    df, _ = run_plane(pl, 1.0, 1.0, {"n_slices": 2, "n_seeds": 2, "n_cycle": 6, "ds_max": 0.05})
+    df, _ = run_plane(pl, 1.0, 1.0, {"n_slices": 2, "n_seeds": 2, "n_cycle": 6, "ds_max": 0.05, "cycle_ds_max": 0.1,
+                                     "cycle_max_steps": 10})
     assert list(df.columns) == COLUMNS
-    assert set(df.kind) <= {"equilibrium", "fold", "hopf", "transcritical", "cycle"}
+    assert set(df.kind) <= {"equilibrium", "fold", "hopf", "transcritical", "cycle", "cycle_fold"}
     assert {"fold", "cycle", "equilibrium"} <= set(df.kind) and set(df.location) <= {"interior", "circle"}
     assert (df.x_name == "s").all() and (df.y_name == "mu").all()
     cyc = df[df.kind == "cycle"]

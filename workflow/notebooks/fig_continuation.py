@@ -15,15 +15,18 @@
 # # Bifurcation curves by continuation (claim C11, beyond the paper)
 # One panel per plane of results/tables/continuation.csv: the continued circle folds (two clustered states
 # merge: the rotation boundary), circle transcritical points (an interior equilibrium meets |R₂| = 1), interior
-# folds and Hopf points, and the rotating clusters (cycle rows, coloured by log period). Where the plane is the
-# case-3 or case-4 grid or holds the saddle-node sweep, their OA labels (results/sim) are drawn over it. Reads results files only.
+# folds and Hopf points, the rotating clusters (circle cycle rows, coloured by log period), and the interior limit
+# cycles continued from Hopf points by shooting (filled: attracting, multiplier < 1; open: repelling) with their
+# cycle folds. Where the plane is the case-3 or case-4 grid or holds the saddle-node sweep, their OA labels
+# (results/sim) are drawn over it; the limit-cycle plane marks its base weights (the known attracting cycle). Reads
+# results files only.
 
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
 from lsadyn_workflow.io import atomic_path, load_table
 
-from lsadyn.paper.plotting import COLUMN_WIDTH, legend_above, panel_letter, regime_scatter, save_figure, style
+from lsadyn.paper.plotting import COLUMN_WIDTH, panel_letter, regime_scatter, save_figure, style
 
 if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake
@@ -38,23 +41,31 @@ grids = {"case3": load_table(sm.input.case3, "sim"), "case4": load_table(sm.inpu
 sweep = load_table(sm.input.bifurcation, "sim")  # the saddle-node sweep: s = (v11 - v22)/2, mu = v21
 grids["saddle_node"] = sweep.assign(x=(sweep.v11 - sweep.v22) / 2, y=sweep.v21)
 AXIS = {"sigma": r"$\sigma$", "mu": r"$\mu$", "s": r"$s$", "v11": r"$v_{11}$", "v12": r"$v_{12}$",
-        "lambda1": r"$\lambda_1$", "lambda2": r"$\lambda_2$", "trA": r"tr $A$", "detA": r"det $A$"}
+        "lambda1": r"$\lambda_1$", "lambda2": r"$\lambda_2$", "trA": r"tr $A$", "detA": r"det $A$",
+        "dv": r"$\delta v$ ($V = V_0 + \delta v\,I$)", "da": r"$\delta a$ ($A = A_0 + \delta a\,I$)"}
 CURVES = [  # (kind, location, style, label)
     ("fold", "circle", {"color": "k", "lw": 1.4}, "circle fold"),
     ("transcritical", "circle", {"color": "#D55E00", "lw": 1.0, "ls": "--"}, "circle transcritical"),
     ("fold", "interior", {"color": "#0072B2", "lw": 1.0, "ls": "-."}, "interior fold"),
-    ("hopf", "interior", {"color": "#009E73", "lw": 1.0, "ls": ":"}, "Hopf"),
+    ("hopf", "interior", {"color": "#009E73", "lw": 1.2, "ls": ":"}, "Hopf"),
+    ("cycle_fold", "interior", {"color": "#CC79A7", "lw": 1.4}, "cycle fold (saddle-node of limit cycles)"),
 ]
 
-TITLES = {"case3": "case 3: A, V not commuting", "saddle_node": "saddle-node family", "case4": "case 4: hidden Hamiltonian"}
+TITLES = {"case3": "case 3: A, V not commuting", "saddle_node": "saddle-node family", "case4": "case 4: hidden Hamiltonian",
+          "limit_cycle": "around a known limit cycle"}
 
 # %%
 planes = list(dict.fromkeys(table.plane))
-fig, axes = plt.subplots(1, len(planes), figsize=(2 * COLUMN_WIDTH, 2.6), squeeze=False)
+ncol = min(len(planes), 2)
+nrow = -(-len(planes) // ncol)
+height = 2.3 * nrow + 0.8
+fig, axes = plt.subplots(nrow, ncol, figsize=(2 * COLUMN_WIDTH, height), squeeze=False)
+for ax in axes.flat[len(planes):]:
+    ax.set_visible(False)
 handles = {}
-for k, (ax, name) in enumerate(zip(axes[0], planes)):
+for k, (ax, name) in enumerate(zip(axes.flat, planes)):
     t = table[table.plane == name]
-    cyc = t[t.kind == "cycle"]
+    cyc = t[(t.kind == "cycle") & (t.location == "circle")]
     if len(cyc):
         ax.scatter(cyc.x, cyc.y, c=np.log10(cyc.period), cmap="Greys", s=9, marker="s", linewidths=0,
                         vmin=np.log10(cyc.period.min()) - 0.3, vmax=np.log10(cyc.period.max()), zorder=1)
@@ -63,6 +74,16 @@ for k, (ax, name) in enumerate(zip(axes[0], planes)):
         for _, g in t[(t.kind == kind) & (t.location == where)].groupby("branch"):
             (line,) = ax.plot(g.x, g.y, zorder=4, **st, label=label)
             handles.setdefault(label, line)
+    lc = t[(t.kind == "cycle") & (t.location == "interior")]
+    for stab, face, edge in (("stable", "#0072B2", "#0072B2"), ("unstable", "none", "#D55E00")):
+        c = lc[lc.stability == stab]
+        if len(c):
+            h = ax.scatter(c.x, c.y, s=4, facecolors=face, edgecolors=edge, linewidths=0.5, zorder=3,
+                           label=f"interior limit cycle, {'attracting' if stab == 'stable' else 'repelling'}")
+            handles.setdefault(h.get_label(), h)
+    if t.x_name.iloc[0] == "dv":
+        (h,) = ax.plot([0], [0], "k*", ms=6, zorder=5, label="base weights A₀, V₀ (attracting cycle, T ≈ 19.3)")
+        handles.setdefault(h.get_label(), h)
     fam = name if name in grids else None
     if fam:
         g = grids[fam]
@@ -72,9 +93,9 @@ for k, (ax, name) in enumerate(zip(axes[0], planes)):
     ax.set_ylabel(AXIS.get(t.y_name.iloc[0], t.y_name.iloc[0]))
     ax.set_title(TITLES.get(name, name.replace("_", "-")), fontsize=7)
     panel_letter(ax, "abcdefgh"[k], x=-0.18)
-fig.tight_layout(rect=(0, 0, 1, 0.8))
-leg = legend_above(axes[0][len(planes) // 2], handles=list(handles.values()), ncol=4)
-leg.set_bbox_to_anchor((0.5, 1.12))
+fig.tight_layout(rect=(0, 0, 1, 1 - 0.62 / height), h_pad=0.6)
+leg = fig.legend(handles=list(handles.values()), loc="upper center", ncol=4, fontsize=5.5, frameon=False,
+                 bbox_to_anchor=(0.5, 1 - 0.13 / height), handletextpad=0.4, columnspacing=1.2)
 fig.suptitle("C11 (beyond the paper): bifurcation curves of the OA flow, continued; markers: the grid points' OA labels",
              fontsize=7, y=0.995)
 save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

@@ -1,10 +1,11 @@
 # Claim C11 (beyond the paper): bifurcation curves of the OA flow by continuation in the two-parameter planes of
-# config continuation.planes (lsadyn.paper.continuation). One job: every plane takes about a second.
+# config continuation.planes (lsadyn.paper.continuation). One job: every plane takes a few seconds (the limit-cycle
+# plane's shooting most of them; benchmarks/continuation.json).
 
 
 rule continuation:
-    """Equilibria, folds, Hopf points, circle transcritical points and rotating clusters of each plane,
-    continued by lsadyn.continuation (results/tables/continuation.csv)."""
+    """Equilibria, folds, Hopf points, circle transcritical points, rotating clusters, interior limit cycles and
+    cycle folds of each plane, continued by lsadyn.continuation (results/tables/continuation.csv)."""
     input:
         lib=lib_inputs("workflow/scripts/continuation_run.py"),
     output:

@@ -12,9 +12,10 @@ p = (p₁, p₂) to (A, V, β); this package follows its equilibria and their bi
   folds (det J = 0), Hopf points (tr J = 0, det J > 0), circle folds (g = g' = 0) and circle transcritical
   points (g = ν = 0: an interior branch meets the circle), and their continuation in two parameters;
 * :mod:`.cycles` — the rotating clusters: the circle as a periodic orbit (period, normal Floquet exponent);
+* :mod:`.shooting` — interior limit cycles (:math:`|R_2|` < 1) by shooting with the monodromy matrix, their Floquet
+  multipliers, branches of them born at Hopf points (pseudo-arclength on a re-centred Poincaré section), cycle folds
+  (multiplier 1) located and continued in two parameters;
 * :mod:`.plane` — one call for a whole parameter rectangle.
-
-Interior periodic orbits (limit cycles inside the disc, by shooting) and their folds are not continued yet.
 """
 
 from .arclength import Curve, continue_curve, fd_jacobian, newton
@@ -31,6 +32,19 @@ from .cycles import circle_cycle
 from .oa import circle_rate, field, field_and_jacobian
 from .plane import continue_plane
 
-__all__ = ["Curve", "bifurcation_curve", "boundary_branch", "boundary_equilibria", "circle_cycle", "circle_degenerate", "circle_rate", "continue_curve",
-           "continue_plane", "equilibrium_branch", "fd_jacobian", "field", "field_and_jacobian",
-           "interior_equilibria", "locate", "newton"]
+__all__ = ["Curve", "bifurcation_curve", "boundary_branch", "boundary_equilibria", "circle_cycle", "circle_degenerate",
+           "circle_rate", "continue_curve", "continue_plane", "cycle_branch", "cycle_fold_curve", "equilibrium_branch",
+           "fd_jacobian", "field", "field_and_jacobian", "floquet_multipliers", "hopf_start", "interior_equilibria",
+           "locate", "newton", "periodic_orbit", "shoot"]
+
+#: names of :mod:`.shooting` (numba-compiled), imported on first use so that ``import lsadyn.continuation`` loads
+#: neither numba nor scipy (the stages' summaries and the figures import this package)
+_SHOOTING = ("cycle_branch", "cycle_fold_curve", "floquet_multipliers", "hopf_start", "periodic_orbit", "shoot")
+
+
+def __getattr__(name):
+    if name in _SHOOTING:
+        from . import shooting
+
+        return getattr(shooting, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

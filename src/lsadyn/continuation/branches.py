@@ -182,7 +182,7 @@ def equilibrium_branch(family, x0, p, free, p_range, direction=1.0, ds_max=0.05,
             q = _p_with(p, free, guess[2])
             u, ok = locate(kind, family, np.array([guess[0], guess[1], q[0], q[1]]), free)
             if ok and u[0] ** 2 + u[1] ** 2 < 1 and lo <= u[2 + free] <= hi:
-                events.append({"kind": kind, "u": u})
+                events.append({"kind": kind, "u": u, "free": free})
     return df, events
 
 

@@ -1,18 +1,23 @@
 r"""A two-parameter plane of a family: equilibrium branches on slices p₂ = const and every bifurcation curve
-they reveal, continued across the plane.
+they reveal, continued across the plane; from every Hopf point found on a slice, the branch of interior limit cycles it
+gives birth to, and every cycle fold on those branches continued in two parameters (:mod:`.shooting`).
 
 :func:`continue_plane` (1) on ``n_slices`` slices p₂ = const finds the interior and circle equilibria at
 ``n_seeds`` values of p₁, continues each over the p₁ range (skipping seeds that lie on a branch already
 continued), and locates the folds, Hopf points and boundary transcritical points on the branches; (2)
 continues each located point in (p₁, p₂) across the box (:func:`.branches.bifurcation_curve`), skipping seeds
 already on a curve of the same kind. The result is one long frame (one row per point) with columns
-``branch, kind, p1, p2, re, im, period, stability``; kind ∈ equilibrium, boundary_equilibrium, fold, hopf,
-boundary_fold, boundary_transcritical, cycle (re, im = R₂ of the point; for boundary kinds cos φ, sin φ; NaN for
+``branch, kind, p1, p2, re, im, period, multiplier, stability``; kind ∈ equilibrium, boundary_equilibrium, fold,
+hopf, boundary_fold, boundary_transcritical, cycle, interior_cycle, cycle_fold (re, im = R₂ of the point; for
+boundary kinds cos φ, sin φ; for interior cycles and cycle folds the orbit's point on its Poincaré section; NaN for
 a cycle, which is the whole circle: the rotating clusters of :mod:`.cycles` on an ``n_cycle`` × ``n_cycle`` grid
-of the box, where they exist, with their period and the sign of their normal Floquet exponent as stability).
+of the box, where they exist, with their period, their normal multiplier :math:`e^{\lambda_\perp T}` and its
+side of 1 as stability; interior cycles carry their period, nontrivial Floquet multiplier and stability).
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 import pandas as pd
@@ -27,7 +32,7 @@ from .branches import (
 )
 from .cycles import circle_cycle, cycle_stability
 
-COLUMNS = ["branch", "kind", "p1", "p2", "re", "im", "period", "stability"]
+COLUMNS = ["branch", "kind", "p1", "p2", "re", "im", "period", "multiplier", "stability"]
 
 
 def _near(u, pts, tol, periodic_first=False):
@@ -48,9 +53,12 @@ def _both_ways(branch, family, x, p, free, p_range, ds_max, max_steps, seeds):
     return pd.concat(parts, ignore_index=True)
 
 
-def continue_plane(family, box, *, n_slices=3, n_seeds=3, n_cycle=25, ds_max=0.05, max_steps=1500):
-    """Continue the plane ``box`` = ((p1_lo, p1_hi), (p2_lo, p2_hi)) of ``family`` (see module doc).
-    Returns (frame, info) with info = counts of branches, curves and their stop reasons."""
+def continue_plane(family, box, *, n_slices=3, n_seeds=3, n_cycle=25, ds_max=0.05, max_steps=1500,
+                   cycle_ds_max=0.1, cycle_max_steps=40):
+    """Continue the plane ``box`` = ((p1_lo, p1_hi), (p2_lo, p2_hi)) of ``family`` (see module doc); limit cycles
+    with steps up to ``cycle_ds_max`` (in ξ, ln T and the parameter together) and ``cycle_max_steps`` steps per
+    branch or half curve. Returns (frame, info) with info = counts of branches, curves and their stop reasons, and
+    the seconds spent on the interior limit cycles."""
     (lo1, hi1), (lo2, hi2) = box
     frames, seeds = [], []
     n_branch = 0
@@ -99,11 +107,58 @@ def continue_plane(family, box, *, n_slices=3, n_seeds=3, n_cycle=25, ds_max=0.0
         for p1 in np.linspace(lo1, hi1, n_cycle):
             cyc = circle_cycle(family, np.array([p1, p2]))
             if cyc is not None:
-                rows.append((p1, p2, cyc[0], cycle_stability(cyc[1])))
+                rows.append((p1, p2, cyc[0], np.exp(cyc[1] * cyc[0]), cycle_stability(cyc[1])))
     if rows:
-        df = pd.DataFrame(rows, columns=["p1", "p2", "period", "stability"])
+        df = pd.DataFrame(rows, columns=["p1", "p2", "period", "multiplier", "stability"])
         frames.append(df.assign(branch="cycles", kind="cycle", re=np.nan, im=np.nan))
+    t_cycles = time.perf_counter()
+    n_cycle_branch, cycle_stops, fold_seeds = _interior_cycles(family, box, seeds, frames, cycle_ds_max,
+                                                               cycle_max_steps)
+    t_cycles = time.perf_counter() - t_cycles
     frames = [f[(f["p1"] >= box[0][0]) & (f["p1"] <= box[0][1]) & (f["p2"] >= box[1][0]) & (f["p2"] <= box[1][1])]
               for f in frames]
     out = pd.concat(frames, ignore_index=True).reindex(columns=COLUMNS) if frames else pd.DataFrame(columns=COLUMNS)
-    return out, {"n_branches": n_branch, "n_curves": n_curve, "curve_stops": stops}
+    return out, {"n_branches": n_branch, "n_curves": n_curve, "curve_stops": stops,
+                 "n_cycle_branches": n_cycle_branch, "cycle_stops": cycle_stops, "n_cycle_folds": fold_seeds,
+                 "cycle_seconds": t_cycles}
+
+
+def _to_polyline(q, pts):
+    """Distance from the point q (2,) to the polyline through pts (m, 2)."""
+    if len(pts) == 1:
+        return float(np.linalg.norm(q - pts[0]))
+    a, b = pts[:-1], pts[1:]
+    d = b - a
+    w = np.clip(np.einsum("ij,ij->i", q - a, d) / np.maximum(np.einsum("ij,ij->i", d, d), 1e-300), 0, 1)
+    return float(np.min(np.linalg.norm(a + w[:, None] * d - q, axis=1)))
+
+
+def _interior_cycles(family, box, seeds, frames, ds_max, max_steps):
+    """Cycle branches from the Hopf points among ``seeds`` (one per slice where a Hopf point was found) and the
+    two-parameter curves of the cycle folds on them (a fold already on a continued curve is skipped); frames are
+    appended to ``frames``. Returns (number of branches, their stop reasons, number of fold curves)."""
+    from .shooting import cycle_branch, cycle_fold_curve  # numba: only when a plane is continued
+
+    n_branch, stops, fold_pts, n_fold = 0, [], [], 0
+    folds = []
+    for ev in seeds:
+        if ev["kind"] != "hopf" or "free" not in ev:
+            continue
+        free = ev["free"]
+        df, found, stop = cycle_branch(family, ev["u"], free, box[free], ds_max=ds_max, max_steps=max_steps)
+        stops.append(stop)
+        if len(df):
+            frames.append(df.assign(branch=f"cyc{n_branch}", kind="interior_cycle"))
+            n_branch += 1
+        folds += found
+    scale = max(box[0][1] - box[0][0], box[1][1] - box[1][0])
+    for f in folds:
+        u = f["u"]
+        if any(_to_polyline(u[3:5], c) < 0.01 * scale for c in fold_pts):
+            continue
+        df, st = cycle_fold_curve(family, u, box, ds_max=ds_max, max_steps=max_steps)
+        stops.append(st)
+        fold_pts.append(df[["p1", "p2"]].to_numpy())
+        frames.append(df.assign(branch=f"cycle_fold{n_fold}", kind="cycle_fold", stability="neutral"))
+        n_fold += 1
+    return n_branch, stops, n_fold

@@ -53,8 +53,8 @@ CLAIM_ROWS = {
            ("fig_persistence",)),
     "C10": ("Not studied: the paper's softmax (USA) results are numerical at one β; here β is swept.",
             ("fig_persistence",)),
-    "C11": (("Not done: the paper samples (A, V) on grids; here the OA flow's bifurcation curves are continued and "
-             "checked."),
+    "C11": (("Not done: the paper samples (A, V) on grids; here the OA flow's bifurcation curves and limit cycles "
+             "are continued and checked."),
             ("fig_continuation",)),
     "C1b-offmanifold": (("Not studied: claims 1–2 hold on the OA manifold; here tokens start off it, about an OA "
                         "interior point."), ("fig_offmanifold",)),

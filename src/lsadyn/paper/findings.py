@@ -476,11 +476,19 @@ def _found_continuation(g, tables):
         else ""
     parts = []
     if len(r := _pick(g, r"C11a-.*")):
-        parts.append(f"continued curves{planes} match their closed forms to 1e-8 in {_passing_of(r)} planes (C11a)")
+        parts.append(f"continued curves{planes} match their closed forms to 1e-8 in {_passing_of(r)} planes that "
+                     "have one (C11a)")
     if len(r := _pick(g, r"C11b-.*")):
         parts.append(f"rotating-cluster periods match theirs in {_passing_of(r)} planes ({_of(r)} cycle points, C11b)")
     if len(r := _pick(g, r"C11c-.*")):
         parts.append(f"{_of(r)} grid points' OA labels lie on the side of the curves they should (C11c)")
+    if len(r := _pick(g, r"C11d-.*")) and ct is not None:
+        cyc = ct[(ct.kind == "cycle") & (ct.location == "interior")]
+        n_st = int((cyc.stability == "stable").sum())
+        parts.append(f"{_of(r)} limit-cycle branches born at Hopf points ({n_st} of {len(cyc)} cycles attracting, "
+                     f"multipliers {cyc.multiplier.min():.3g} to {cyc.multiplier.max():.3g}; "
+                     f"{ct[ct.kind == 'cycle_fold'].branch.nunique()} cycle-fold curve(s)) change stability only at a "
+                     "cycle fold (C11d)")
     return "; ".join(parts) or _found_generic(g, tables)
 
 

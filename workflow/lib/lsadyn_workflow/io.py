@@ -377,7 +377,7 @@ TABLES = {
         finite=("mu_c_theory", "theory_exponent", "theory_prefactor"),  # the fits are NaN with < 2 points
         boolean=("threshold_in_bracket",), integer=("n_fit", "n_rotating")),
     "continuation": TableSpec(  # lsadyn.paper.continuation.runs
-        numeric=("x", "y", "re_R2", "im_R2", "period"), finite=("x", "y"),
+        numeric=("x", "y", "re_R2", "im_R2", "period", "multiplier"), finite=("x", "y"),
         text=("plane", "branch", "kind", "location", "x_name", "y_name", "stability")),
     "claims": TableSpec(required=("statement", "pass")),
     "any": TableSpec(),

@@ -10,7 +10,12 @@ r"""Informational claims rows of the continuation stage (C11, beyond the paper).
   on or left of it and on the degenerate line where every circle point is fixed; case 4: oscillation strictly
   between the two circle folds, convergence outside (points on them skipped: degenerate, no label); the
   saddle-node sweep (results/sim/bifurcation.csv, s = (v11 − v22)/2, μ = v21): rotation above the fold μ = f(s),
-  convergence below it.
+  convergence below it;
+* ``C11d-<plane>`` (planes with interior limit cycles, e.g. ``limit_cycle``): the branches of limit cycles born at the
+  Hopf points (:mod:`lsadyn.continuation.shooting`): along each branch the stability (multiplier < 1 or > 1) changes
+  at most once, and only on a branch whose parameter turns at a cycle fold (the fold curve is in the table); the
+  detail gives the multipliers, periods and, where a branch passes through the plane's origin (the family's base
+  weights), the period and multiplier interpolated there.
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ def curve_rows(table: pd.DataFrame, planes: list[dict], beta: float) -> list[dic
     """C11a and C11b rows, one per plane (C11b only for families with a closed-form period)."""
     rows = []
     for pl in planes:
+        if pl["family"] not in CLOSED_FORMS:  # limit_cycle: no closed form (its cycles are C11d's)
+            continue
         t = table[table["plane"] == pl["name"]]
         kind, where, resid, statement = CLOSED_FORMS[pl["family"]]
         c = t[(t["kind"] == kind) & (t["location"] == where)]
@@ -159,6 +166,50 @@ def grid_rows(table: pd.DataFrame, planes: list[dict], sims: dict) -> list[dict]
     return rows
 
 
+def _at_origin(b: pd.DataFrame, col: str):
+    """``col`` of a cycle branch linearly interpolated where it crosses the plane's origin along its free
+    parameter (None if it does not pass through (0, 0))."""
+    for free, fixed in (("x", "y"), ("y", "x")):
+        if np.allclose(b[fixed], 0.0, atol=1e-12):
+            v = b[free].to_numpy(float)
+            k = np.nonzero(np.sign(v[:-1]) * np.sign(v[1:]) <= 0)[0]
+            if len(k):
+                i = k[0]
+                w = v[i] / (v[i] - v[i + 1]) if v[i] != v[i + 1] else 0.0
+                return float((1 - w) * b[col].iloc[i] + w * b[col].iloc[i + 1])
+    return None
+
+
+def cycle_rows(table: pd.DataFrame, planes: list[dict]) -> list[dict]:
+    """C11d rows, one per plane with interior limit cycles (see the module doc)."""
+    rows = []
+    for pl in planes:
+        t = table[table["plane"] == pl["name"]]
+        cyc = t[(t["kind"] == "cycle") & (t["location"] == "interior")]
+        if cyc.empty:
+            continue
+        n_fold = t.loc[t["kind"] == "cycle_fold", "branch"].nunique()
+        n_ok, at0 = 0, []
+        branches = list(cyc.groupby("branch", sort=False))
+        for _, b in branches:
+            lab = b["stability"].to_numpy()
+            flips = int((lab[1:] != lab[:-1]).sum())
+            n_ok += int(flips == 0 or (flips == 1 and n_fold > 0))
+            T0, m0 = _at_origin(b, "period"), _at_origin(b, "multiplier")
+            if T0 is not None:
+                at0.append(f"T = {T0:.4f}, multiplier {m0:.4f} ({b['stability'].iloc[0]} branch)")
+        st = cyc["stability"]
+        detail = (f"{len(branches)} branch(es) from Hopf points, {len(cyc)} cycles ({counts_text(st)}); multipliers "
+                  f"{cyc['multiplier'].min():.3g}–{cyc['multiplier'].max():.3g}, periods {cyc['period'].min():.3g}–"
+                  f"{cyc['period'].max():.3g}; {n_fold} cycle-fold curve(s)")
+        if at0:
+            detail += "; at the origin (linear between branch points): " + "; ".join(at0)
+        rows.append(claim_row(f"C11d-{pl['name']}", f"Continuation ({pl['family']} plane): limit cycles born at the "
+                              "Hopf points change stability only at a cycle fold", "continuation", len(branches), n_ok,
+                              n_ok == len(branches), detail, informational=True))
+    return rows
+
+
 def claim_rows(table: pd.DataFrame, planes: list[dict], beta: float, sims: dict) -> list[dict]:
     """All C11 rows."""
-    return curve_rows(table, planes, beta) + grid_rows(table, planes, sims)
+    return curve_rows(table, planes, beta) + grid_rows(table, planes, sims) + cycle_rows(table, planes)
