@@ -16,7 +16,7 @@ V = np.array([[0.5, 1.0], [-1.0, -0.5]])
 
 
 def _settings(**kw):
-    s = {"V": V.tolist(), "betas": [0.5, 1.0], "n_tokens": [100, 300], "n_seeds": 2, "n_symmetric": 64,
+    s = {"V": V.tolist(), "betas": [0.5, 1.0], "n_tokens": [100, 300], "extra_runs": [{"beta": 0.5, "n_tokens": [1000]}], "n_seeds": 2, "n_symmetric": 64,
          "t_max": 400.0, "dt": 0.25, "sample_every": 10.0, "series_every": 50.0, "exit_abs_z1": 0.5,
          "after_exit": 50.0, "fit_low": 1e-12, "fit_high": 1e-4, "n_jobs": 2,
          "growth": {"betas": [0.5], "n_tokens": 32, "t_max": 400.0, "neutral_rate": 5e-4}}
@@ -81,12 +81,13 @@ def test_measured_growth_recovers_an_exponential_and_refuses_a_flat_series():
 def test_plan_runs_jobs_and_symmetric_start():
     cfg = _settings()
     rp = plan.run_plan(cfg, 7)
-    assert len(rp) == 2 * (1 + 2 * 2)
+    assert len(rp) == 2 * (1 + 2 * 2) + 2
+    assert [(r["n"], r["beta"]) for r in rp[-2:]] == [(1000, 0.5), (1000, 0.5)]
     assert [r["run_id"] for r in rp] == list(range(len(rp)))
     assert {r["start"] for r in rp} == {"symmetric", "7", "8"}
     js = plan.jobs(cfg, 7)
     assert len(js) == 2 and sorted(r["run_id"] for j in js for r in j) == list(range(len(rp)))
-    loads = [sum(r["n"] for r in j) for j in js]
+    loads = [sum(r["cost"] for r in j) for j in js]
     assert max(loads) - min(loads) <= 300
     th = plan.symmetric_angles(64)
     np.testing.assert_array_equal(th[32:], th[:32] + np.pi)

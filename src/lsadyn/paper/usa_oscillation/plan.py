@@ -8,20 +8,23 @@ of :math:`\tau = 1/(\|V\|_2 e^{\beta})` (:func:`lsadyn.batch.usa_time_scale`), a
 * ``start = symmetric``: the ``n_symmetric`` (even) equispaced angles θ_k = 2π(k + ½)/n, an exactly antipodally
   symmetric set (Z_m = 0 for 0 < |m| < n): the n-point quadrature of the mean-field orbit from the uniform density,
   whose first harmonic Z₁ stays 0 but for round-off (~1e-16) and what round-off grows into;
+* ``extra_runs``: entries ``{beta, n_tokens}``: more i.i.d. sizes at one β (where the runs leave early, large n is
+  cheap), seeds as above;
 
 each to ``t_max`` τ (or ``after_exit`` τ past its exit), RK4 step ``dt`` τ, sampled every ``sample_every`` τ. And the
 linearisation (``growth``): the tangent flow about the symmetric orbit at each β of ``growth.betas``
 (``growth.n_tokens`` equispaced tokens, ``growth.t_max`` τ).
 
-Jobs: the runs sorted by cost (n × horizon, symmetric runs with the tokens' number) and dealt to ``n_jobs`` jobs by
-longest-first greedy, so the jobs take about the same time; the linearisation is a job of its own.
+Jobs: the runs sorted by estimated cost (n, and n/10 for ``extra_runs``, which are meant for β where the runs leave
+within a tenth of t_max) and dealt to ``n_jobs`` jobs by longest-first greedy, so the jobs take about the same time;
+the linearisation is a job of its own.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-KEYS = ("V", "betas", "n_tokens", "n_seeds", "n_symmetric", "t_max", "dt", "sample_every", "series_every",
+KEYS = ("V", "betas", "n_tokens", "extra_runs", "n_seeds", "n_symmetric", "t_max", "dt", "sample_every", "series_every",
         "exit_abs_z1", "after_exit", "fit_low", "fit_high", "n_jobs", "growth")
 GROWTH_KEYS = ("betas", "n_tokens", "t_max", "neutral_rate")
 SYMMETRIC = "symmetric"
@@ -33,6 +36,9 @@ def settings(cfg: dict) -> dict:
     missing = [k for k in KEYS if k not in s] + [f"growth.{k}" for k in GROWTH_KEYS if k not in s.get("growth", {})]
     if missing:
         raise ValueError(f"usa_oscillation: missing {', '.join(missing)}")
+    for k, e in enumerate(s["extra_runs"]):
+        if set(e) != {"beta", "n_tokens"}:
+            raise ValueError(f"usa_oscillation.extra_runs[{k}]: needs exactly the keys beta, n_tokens")
     if np.shape(s["V"]) != (2, 2):
         raise ValueError("usa_oscillation.V: must be a 2 x 2 matrix")
     if int(s["n_symmetric"]) % 2 or int(s["growth"]["n_tokens"]) % 2:
@@ -49,16 +55,19 @@ def settings(cfg: dict) -> dict:
 
 
 def run_plan(cfg: dict, seed: int) -> list[dict]:
-    """Every run: ``{run_id, n, beta, start}`` (start: a seed, or ``"symmetric"``), β-major, then symmetric first,
-    then n, then seed."""
+    """Every run: ``{run_id, n, beta, start, cost}`` (start: a seed, or ``"symmetric"``), β-major, then symmetric first,
+    then n, then seed; then the ``extra_runs``."""
     s = settings(cfg)
     runs = []
+    seeds = [str(int(seed) + k) for k in range(int(s["n_seeds"]))]
     for beta in s["betas"]:
         runs.append({"n": int(s["n_symmetric"]), "beta": float(beta), "start": SYMMETRIC})
-        for n in s["n_tokens"]:
-            for k in range(int(s["n_seeds"])):
-                runs.append({"n": int(n), "beta": float(beta), "start": str(int(seed) + k)})
-    return [{"run_id": i, **r} for i, r in enumerate(runs)]
+        runs += [{"n": int(n), "beta": float(beta), "start": st} for n in s["n_tokens"] for st in seeds]
+    for e in s["extra_runs"]:
+        runs += [{"n": int(n), "beta": float(e["beta"]), "start": st, "extra": True} for n in e["n_tokens"]
+                 for st in seeds]
+    return [{"run_id": i, **{k: v for k, v in r.items() if k != "extra"}, "cost": r["n"] / (10 if r.get("extra") else 1)}
+            for i, r in enumerate(runs)]
 
 
 def jobs(cfg: dict, seed: int) -> list[list[dict]]:
@@ -69,10 +78,10 @@ def jobs(cfg: dict, seed: int) -> list[list[dict]]:
     k = max(1, min(int(s["n_jobs"]), len(runs)))
     load = [0.0] * k
     out = [[] for _ in range(k)]
-    for r in sorted(runs, key=lambda r: (-r["n"], r["run_id"])):
+    for r in sorted(runs, key=lambda r: (-r["cost"], r["run_id"])):
         j = int(np.argmin(load))
         out[j].append(r)
-        load[j] += r["n"]
+        load[j] += r["cost"]
     return [sorted(o, key=lambda r: r["run_id"]) for o in out]
 
 

@@ -70,9 +70,9 @@ def integrate(V, beta: float, theta0, s: dict, stop: bool = True):
     tau = usa_time_scale(I2, np.asarray(V, dtype=float), beta)
     coef = usa_phase.coefficients(I2, V, beta, tau)
     dt = float(s["dt"])
-    every = int(round(float(s["sample_every"]) / dt))
+    every = round(float(s["sample_every"]) / dt)
     n_samples = int(np.floor(float(s["t_max"]) / float(s["sample_every"]) + 1e-9)) + 1
-    extra = int(round(float(s["after_exit"]) / float(s["sample_every"])))
+    extra = round(float(s["after_exit"]) / float(s["sample_every"]))
     Z1 = np.zeros((n_samples, 2))
     Z2 = np.zeros((n_samples, 2))
     th = np.array(theta0, dtype=float)
@@ -97,7 +97,7 @@ def summarise(run: dict, t, z1, z2, s: dict, seconds: float) -> dict:
 def run_job(runs: list[dict], s: dict, progress=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rows (:data:`COLUMNS`) and series (:data:`SERIES_COLUMNS`, every ``series_every`` τ) of the runs."""
     rows, series = [], []
-    step = int(round(float(s["series_every"]) / float(s["sample_every"])))
+    step = round(float(s["series_every"]) / float(s["sample_every"]))
     for i, run in enumerate(runs):
         t0 = time.perf_counter()
         t, z1, z2 = integrate(s["V"], run["beta"], start_angles(run["n"], run["start"]), s)
@@ -117,7 +117,7 @@ def growth_rate(V, beta: float, n: int, t_max: float, dt: float, sample_every: f
     coef = usa_phase.coefficients(I2, V, beta, tau)
     th = symmetric_angles(n)
     d = np.cos(th)
-    every = int(round(sample_every / dt))
+    every = round(sample_every / dt)
     n_samples = int(np.floor(t_max / sample_every + 1e-9)) + 1
     lg = np.zeros(n_samples)
     dz = np.zeros((n_samples, 2))
