@@ -2,12 +2,15 @@ r"""The runs of the USA-oscillation stage and what is read off them (results/tab
 usa_oscillation_growth.csv, results/usa_oscillation/series.csv).
 
 **Exit time** (:func:`exit_time`): the first sample time at which the first harmonic :math:`|Z_1| = |\langle
-e^{i\theta}\rangle|` reaches ``exit_abs_z1`` (config, 0.5). Why Z₁: the case-4 oscillation lives on the
-antipodally symmetric states (LSA reads θ only through 2θ: Z₁ does not enter it and stays ~1/√n; the symmetric
-orbit has Z₁ = 0), while USA's kernel has every harmonic, so it can leave that set towards one cluster,
-:math:`|Z_1| \to 1`; an i.i.d. start has :math:`|Z_1| \approx 1/\sqrt n` (≤ 0.1 for n ≥ 100), so 0.5 is far from
-both, and |R₂|'s oscillation is no longer that of the centre once Z₁ is of order one. (|R₂|'s amplitude is kept
-as a column, over the second half of the time before the exit.)
+e^{i\theta}\rangle|` reaches ``exit_abs_z1`` (config, 0.25). Why Z₁: the case-4 oscillation lives on the
+antipodally symmetric states (LSA reads θ only through 2θ, so Z₁ does not enter it and stays at its start; the
+symmetric orbit has Z₁ = 0), while USA's kernel has every harmonic, so the tokens can leave that set, towards one
+cluster (:math:`|Z_1| \to 1`). An i.i.d. start has :math:`|Z_1| \approx n^{-1/2}` (0.1 at n = 100); where the
+symmetric orbit is unstable, |Z₁| grows from there at the linearised rate until it saturates at 0.1–0.4 (measured:
+a state with a first harmonic that is no longer the oscillation), and reaches one cluster only later. 0.25 is above
+the start for n ≥ 100 and inside that band, so the exit time is the end of the growth out of the oscillation, not
+the later (slower, wandering) approach to one cluster. The |R₂| range over the second half of the time before the
+exit is kept as columns.
 
 **Measured growth** (:func:`measured_growth`): the least-squares slope of ln|Z₁| against t over the samples from the
 first with |Z₁| ≥ ``fit_low`` up to the first with |Z₁| ≥ ``fit_high`` (exclusive); NaN when |Z₁| never reaches
