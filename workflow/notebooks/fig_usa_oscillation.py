@@ -16,7 +16,7 @@
 # d = 2 USA, A = I, V the case-4 centre. (a) exit time (|Z₁| first reaching the threshold) against n for i.i.d.
 # starts, one colour per β; open markers at t_max: runs that had not left by then. (b) |Z₁|(t) of the symmetric
 # start at each β (round-off grows only where the symmetric orbit is unstable) and of one i.i.d. run per β at the
-# largest n. (c) the linearised first-harmonic growth rate about the symmetric orbit against β, with the rate
+# largest n (dotted). (c) the linearised first-harmonic growth rate about the symmetric orbit against β, with the rate
 # measured on the symmetric runs. Reads results files only.
 
 # %%
@@ -24,7 +24,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from lsadyn_workflow.io import atomic_path, load_table
 
-from lsadyn.paper.plotting import COLUMN_WIDTH, legend_above, panel_letter, save_figure, style
+from lsadyn.paper.plotting import COLUMN_WIDTH, panel_letter, save_figure, style
 
 if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake
@@ -43,7 +43,7 @@ colour = dict(zip(betas, plt.cm.viridis(np.linspace(0.0, 0.85, len(betas)))))
 iid = table[table.start != "symmetric"]
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(2 * COLUMN_WIDTH, 2.4))
+fig, axes = plt.subplots(1, 3, figsize=(2 * COLUMN_WIDTH, 2.5))
 ax = axes[0]
 for b in betas:
     g = iid[iid.beta == b]
@@ -60,8 +60,8 @@ ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlabel("tokens n")
 ax.set_ylabel(r"exit time ($\tau$)")
-ax.set_title("i.i.d. starts (open: not left by $t_{max}$)", fontsize=7)
-legend_above(ax, ncol=2)
+ax.set_title(r"i.i.d. starts; open: not left by $t_{max}$", fontsize=7)
+ax.legend(fontsize=6, loc="lower right", frameon=False)
 panel_letter(ax, "a", x=-0.25)
 
 ax = axes[1]
@@ -79,7 +79,7 @@ ax.set_yscale("log")
 ax.set_ylim(1e-18, 2)
 ax.set_xlabel(r"t ($\tau$)")
 ax.set_ylabel(r"$|Z_1(t)|$")
-ax.set_title("solid: symmetric start; dotted: i.i.d., largest n", fontsize=7)
+ax.set_title("solid: symmetric; dotted: i.i.d.", fontsize=7)
 panel_letter(ax, "b", x=-0.25)
 
 ax = axes[2]
@@ -90,6 +90,6 @@ ax.axhline(0.0, color="0.6", lw=0.6)
 ax.set_xlabel(r"$\beta$")
 ax.set_ylabel(r"growth rate of $Z_1$ (1/$\tau$)")
 ax.set_title("about the symmetric orbit", fontsize=7)
-legend_above(ax, ncol=1)
+ax.legend(fontsize=6, loc="best", frameon=False)
 panel_letter(ax, "c", x=-0.25)
 save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)
