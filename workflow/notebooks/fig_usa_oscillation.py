@@ -61,7 +61,7 @@ ax.set_yscale("log")
 ax.set_xlabel("tokens n")
 ax.set_ylabel(r"exit time ($\tau$)")
 ax.set_title(r"i.i.d. starts; open: not left by $t_{max}$", fontsize=7)
-ax.legend(fontsize=6, loc="lower right", frameon=False)
+ax.legend(fontsize=6, loc="center right", frameon=False)
 panel_letter(ax, "a", x=-0.25)
 
 ax = axes[1]
@@ -83,13 +83,13 @@ ax.set_title("solid: symmetric; dotted: i.i.d.", fontsize=7)
 panel_letter(ax, "b", x=-0.25)
 
 ax = axes[2]
-ax.plot(growth.beta, growth.growth_rate, "k.-", lw=0.8, ms=4, label="linearised (tangent flow)")
+ax.plot(growth.beta, growth.growth_rate, "k.-", lw=0.8, ms=4, label="linearised")
 m = growth[growth.measured_rate.notna()]
-ax.plot(m.beta, m.measured_rate, "o", mfc="none", color="#D55E00", ms=6, label="measured, symmetric start")
+ax.plot(m.beta, m.measured_rate, "o", mfc="none", color="#D55E00", ms=6, label="measured")
 ax.axhline(0.0, color="0.6", lw=0.6)
 ax.set_xlabel(r"$\beta$")
 ax.set_ylabel(r"growth rate of $Z_1$ (1/$\tau$)")
 ax.set_title("about the symmetric orbit", fontsize=7)
-ax.legend(fontsize=6, loc="best", frameon=False)
+ax.legend(fontsize=6, loc="upper right", frameon=False)
 panel_letter(ax, "c", x=-0.25)
 save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

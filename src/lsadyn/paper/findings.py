@@ -529,6 +529,13 @@ def _found_usa_oscillation(g, tables):
         by_n = sub.groupby("n").exit_time.agg(lambda e: f"{int(e.notna().sum())}/{len(e)}")
         parts.append(f"i.i.d. starts at {label} β leave by t_max in " + ", ".join(f"{v} (n = {n})"
                                                                                   for n, v in by_n.items()))
+    sym_neutral = sym[~sym.beta.isin(unstable_b)]
+    iid_neutral = iid[~iid.beta.isin(unstable_b)]
+    gone = iid_neutral[iid_neutral.exit_time.notna()]
+    if len(sym_neutral) and sym_neutral.exit_time.isna().all() and len(gone):
+        parts.append(f"so at neutral β the mean-field orbit stays and finite n ends the oscillation (exits "
+                     f"{gone.exit_time.min():.3g} to {gone.exit_time.max():.3g} τ at n ≤ {int(gone.n.max())}), while at "
+                     "unstable β the mean field itself leaves")
     rows = _pick(g, r"C7-usa-oscillation.*")
     text = "; ".join(parts)
     return text + f" ({_passing_of(rows)} informational checks hold)" if len(rows) else text
