@@ -120,3 +120,9 @@ def test_linearised_growth_rate_is_the_measured_one_at_an_unstable_beta():
     assert lam > 0.01
     assert measured == pytest.approx(lam, rel=0.1)
     assert runs.growth_rate(V, 1.0, 64, 1000.0, 0.25, 10.0) < 5e-4  # neutral at β = 1
+
+
+def test_linearised_growth_rate_does_not_depend_on_the_number_of_equispaced_tokens():
+    """The equispaced tokens are a quadrature of the mean-field orbit: the rate is the mean field's."""
+    rates = [runs.growth_rate(V, 0.5, n, 600.0, 0.25, 10.0) for n in (32, 64)]
+    assert rates[0] == pytest.approx(rates[1], rel=1e-6)
