@@ -5,7 +5,9 @@ from lsadyn.paper.usa_oscillation.plan import jobs as usa_osc_jobs
 
 USA_OSC_JOBS = usa_osc_jobs(config, config["seed"])
 # each job's runs and the settings they read are its params: a config edit reruns exactly the jobs it changes
-USA_OSC_SETTINGS = {k: v for k, v in config["usa_oscillation"].items() if k not in ("n_jobs", "growth")}
+USA_OSC_SETTINGS = {
+    k: v for k, v in config["usa_oscillation"].items() if k not in ("n_jobs", "growth")
+}
 
 
 wildcard_constraints:
@@ -65,10 +67,17 @@ rule usa_oscillation_growth:
 
 rule usa_oscillation_table:
     """The runs in results/tables/usa_oscillation.csv, the growth rates beside the symmetric runs' measured ones in
-    results/tables/usa_oscillation_growth.csv, and every run's series in results/usa_oscillation/series.csv."""
+    results/tables/usa_oscillation_growth.csv, and every run's series in results/usa_oscillation/series.csv.
+    """
     input:
-        rows=expand("results/usa_oscillation/job_{usa_job}.csv", usa_job=range(len(USA_OSC_JOBS))),
-        series=expand("results/usa_oscillation/series_{usa_job}.csv", usa_job=range(len(USA_OSC_JOBS))),
+        rows=expand(
+            "results/usa_oscillation/job_{usa_job}.csv",
+            usa_job=range(len(USA_OSC_JOBS)),
+        ),
+        series=expand(
+            "results/usa_oscillation/series_{usa_job}.csv",
+            usa_job=range(len(USA_OSC_JOBS)),
+        ),
         growth="results/usa_oscillation/growth.csv",
         lib=lib_inputs("workflow/scripts/usa_oscillation_table.py"),
     output:
