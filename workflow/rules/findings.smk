@@ -12,6 +12,8 @@ rule findings:
         persistence="results/tables/persistence.csv",
         offmanifold="results/tables/offmanifold.csv",
         continuation="results/tables/continuation.csv",
+        usa_oscillation="results/tables/usa_oscillation.csv",
+        usa_oscillation_growth="results/tables/usa_oscillation_growth.csv",
         legend="workflow/report/claims_legend.md",
         lib=lib_inputs("workflow/scripts/findings.py"),
     output:

@@ -35,6 +35,8 @@ rule claims_table:
         robustness="results/tables/robustness.csv",
         persistence="results/tables/persistence.csv",
         continuation="results/tables/continuation.csv",
+        usa_oscillation="results/tables/usa_oscillation.csv",
+        usa_oscillation_growth="results/tables/usa_oscillation_growth.csv",
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
         report(
@@ -56,5 +58,6 @@ rule claims_table:
         eps_small=config["stability"]["eps_small"],
         continuation=config["continuation"],
         beta=config["beta"],
+        usa_exit_abs_z1=config["usa_oscillation"]["exit_abs_z1"],
     script:
         "../scripts/claims_table.py"

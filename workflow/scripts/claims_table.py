@@ -14,6 +14,7 @@ from lsadyn.paper.claims import (
 )
 from lsadyn.paper.continuation.summary import claim_rows as continuation_claim_rows
 from lsadyn.paper.persistence.summary import claim_rows as persistence_claim_rows
+from lsadyn.paper.usa_oscillation.summary import claim_rows as usa_oscillation_claim_rows
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
     from lsadyn_workflow.mock import mock_snakemake
@@ -31,6 +32,9 @@ rows += claims_robustness(load_table(sm.input.robustness, "robustness_run"))
 rows += persistence_claim_rows(load_table(sm.input.persistence, "persistence_run"), sm.params.max_undetermined)
 rows += continuation_claim_rows(load_table(sm.input.continuation, "continuation"), sm.params.continuation["planes"],
                                 sm.params.beta, sims)
+rows += usa_oscillation_claim_rows(load_table(sm.input.usa_oscillation, "usa_oscillation_run"),
+                                   load_table(sm.input.usa_oscillation_growth, "usa_oscillation_growth"),
+                                   sm.params.usa_exit_abs_z1)
 table = claims_table(rows)
 log.info("claims: %d rows, %d passing", len(table), int((table["pass"] == True).sum()))  # noqa: E712
 write_csv(table, sm.output[0])

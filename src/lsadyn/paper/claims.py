@@ -56,6 +56,9 @@ CLAIM_ROWS = {
     "C11": (("Not done: the paper samples (A, V) on grids; here the OA flow's bifurcation curves and limit cycles "
              "are continued and checked."),
             ("fig_continuation",)),
+    "C7-usa-oscillation": (("Not studied: C7's oscillation (case 4's centre) is taken to persist for USA; how long it "
+                            "lasts, and what ends it, is not said."),
+                           ("fig_usa_oscillation",)),
     "C1b-offmanifold": (("Not studied: claims 1–2 hold on the OA manifold; here tokens start off it, about an OA "
                         "interior point."), ("fig_offmanifold",)),
 }

@@ -253,11 +253,21 @@ def verdict_word(passed: bool, informational: bool) -> str:
 
 # --- the first screen: one row per claim and per study beyond the paper ---------------------------------
 
+def _study_key(rid: str, claim: str) -> str:
+    """The first-screen key of a row: its id if that is a key (a study of its own, e.g. ``C1b-offmanifold``), the
+    study whose id and '-' begin it (``C7-usa-oscillation-rate`` -> ``C7-usa-oscillation``), else its claim."""
+    if rid in CLAIM_ROWS:
+        return rid
+    studies = [k for k in CLAIM_ROWS if "-" in k and rid.startswith(k + "-")]
+    return max(studies, key=len) if studies else claim
+
+
 def finding_groups(c: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     """(key, rows) in the order of :data:`~lsadyn.paper.claims.CLAIM_ROWS`: a row belongs to the key that is its id
-    if there is one (a study of its own, e.g. ``C1b-offmanifold``), else to its claim. Raises ValueError naming a
-    claim the claims table has and CLAIM_ROWS lacks (its first-screen row would have no "what the paper says")."""
-    keys = pd.Series([i if i in CLAIM_ROWS else cl for i, cl in zip(c["id"], c["claim"].astype(str))], index=c.index)
+    or begins it (a study of its own, e.g. ``C1b-offmanifold``; :func:`_study_key`), else to its claim. Raises
+    ValueError naming a claim the claims table has and CLAIM_ROWS lacks (its first-screen row would have no "what the
+    paper says")."""
+    keys = pd.Series([_study_key(i, cl) for i, cl in zip(c["id"], c["claim"].astype(str))], index=c.index)
     unknown = sorted(set(keys) - set(CLAIM_ROWS))
     if unknown:
         raise ValueError(f"findings: claims table has claim(s) {', '.join(unknown)} without a 'what the paper says' "
@@ -500,10 +510,50 @@ def _found_generic(g, tables):
     return "; ".join(parts)
 
 
+def _found_usa_oscillation(g, tables):
+    """The USA oscillation's fate (C7-usa-oscillation*): where the symmetric orbit is unstable and what the i.i.d.
+    runs did, from results/tables/usa_oscillation.csv and usa_oscillation_growth.csv."""
+    t, gr = tables.get("usa_oscillation"), tables.get("usa_oscillation_growth")
+    if t is None or gr is None or not len(t) or not len(gr):
+        return _found_generic(g, tables)
+    start = t["start"].astype(str)
+    sym, iid = t[start == "symmetric"], t[start != "symmetric"]
+    unstable = gr[~gr.neutral.map(_as_bool)]
+    parts = []
+    if len(unstable):
+        parts.append(f"the symmetric (mean-field) oscillation is unstable to the first harmonic at β ∈ "
+                     f"{_values(unstable.beta)} of {_values(gr.beta)} (linearised growth "
+                     f"{unstable.growth_rate.min():.2g} to {unstable.growth_rate.max():.2g} per τ), neutral elsewhere")
+    else:
+        parts.append(f"the symmetric (mean-field) oscillation is neutral to the first harmonic at every β of "
+                     f"{_values(gr.beta)}")
+    left = sym[sym.exit_time.notna()]
+    parts.append(f"symmetric starts leave by {_fmt(float(t.t_max.max()))} τ at β ∈ {_values(left.beta)}"
+                 if len(left) else f"no symmetric start leaves by {_fmt(float(t.t_max.max()))} τ")
+    unstable_b = set(unstable.beta)
+    for label, sub in (("unstable", iid[iid.beta.isin(unstable_b)]), ("neutral", iid[~iid.beta.isin(unstable_b)])):
+        if not len(sub):
+            continue
+        by_n = sub.groupby("n").exit_time.agg(lambda e: f"{int(e.notna().sum())}/{len(e)}")
+        parts.append(f"i.i.d. starts at {label} β leave by t_max in " + ", ".join(f"{v} (n = {n})"
+                                                                                  for n, v in by_n.items()))
+    sym_neutral = sym[~sym.beta.isin(unstable_b)]
+    iid_neutral = iid[~iid.beta.isin(unstable_b)]
+    gone = iid_neutral[iid_neutral.exit_time.notna()]
+    if len(sym_neutral) and sym_neutral.exit_time.isna().all() and len(gone):
+        parts.append(f"so at neutral β the mean-field orbit stays and finite n ends the oscillation (exits "
+                     f"{gone.exit_time.min():.3g} to {gone.exit_time.max():.3g} τ at n ≤ {int(gone.n.max())}), while at "
+                     "unstable β the mean field itself leaves")
+    rows = _pick(g, r"C7-usa-oscillation.*")
+    text = "; ".join(parts)
+    return text + f" ({_passing_of(rows)} informational checks hold)" if len(rows) else text
+
+
 #: key -> the sentence of its first-screen row, from the claims rows and the results tables.
 FOUND = {"C1": _found_cases12, "C2": _found_cases12, "C3": _found_case3, "C4": _found_case4, "C5": _found_bifurcation,
          "C6": _found_stability, "C7": _found_highdim, "C8": _found_robustness, "C9": _found_random,
-         "C10": _found_beta, "C11": _found_continuation, "C1b-offmanifold": _found_offmanifold}
+         "C10": _found_beta, "C11": _found_continuation, "C1b-offmanifold": _found_offmanifold,
+         "C7-usa-oscillation": _found_usa_oscillation}
 
 
 def found_sentence(key: str, rows: pd.DataFrame, tables: dict) -> str:

@@ -379,6 +379,15 @@ TABLES = {
     "continuation": TableSpec(  # lsadyn.paper.continuation.runs
         numeric=("x", "y", "re_R2", "im_R2", "period", "multiplier"), finite=("x", "y"),
         text=("plane", "branch", "kind", "location", "x_name", "y_name", "stability")),
+    "usa_oscillation_run": TableSpec(  # lsadyn.paper.usa_oscillation.runs (exit_time, growth_measured may be NaN)
+        numeric=("beta", "exit_time", "t_max", "t_end", "final_abs_Z1", "initial_abs_Z1", "r2_min", "r2_max",
+                 "growth_measured", "seconds"),
+        finite=("beta", "t_max", "t_end", "final_abs_Z1", "initial_abs_Z1", "r2_min", "r2_max"),
+        required=("start",), integer=("run_id", "n")),
+    "usa_oscillation_series": TableSpec(numeric=("t", "abs_Z1", "abs_R2"), finite=("t", "abs_Z1", "abs_R2"),
+                                        integer=("run_id",)),
+    "usa_oscillation_growth": TableSpec(numeric=("beta", "growth_rate", "t_max"), finite=("beta", "growth_rate"),
+                                        integer=("n_tokens",), boolean=("neutral",)),
     "claims": TableSpec(required=("statement", "pass")),
     "any": TableSpec(),
 }
