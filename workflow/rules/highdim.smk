@@ -43,6 +43,12 @@ rule highdim_table:
     params:
         kind="highdim_run",
         # one row per model in each scenario's table (the scenario's models, else highdim.models)
-        rows=[len(config["highdim"]["scenarios"][s].get("models") or config["highdim"]["models"]) for s in HIGHDIM],
+        rows=[
+            len(
+                config["highdim"]["scenarios"][s].get("models")
+                or config["highdim"]["models"]
+            )
+            for s in HIGHDIM
+        ],
     script:
         "../scripts/concat_tables.py"
