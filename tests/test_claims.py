@@ -136,19 +136,37 @@ def test_offmanifold_row_from_a_table():
     assert claims_offmanifold(om)[0]["pass"] is False
 
 
-def test_highdim_row_does_not_pass_on_a_run_that_had_not_settled():
-    # a run whose r(t) still changes at t_max shows a transient: its label (that of its last window) is kept in the
-    # note, but it is not counted as agreeing, so the row does not pass on it; settled, the same runs pass
-    hd = pd.DataFrame({"scenario": ["identity", "oscillation"], "model": ["usa"] * 2, "d": [100] * 2,
-                       "expect": ["cluster_converge", "oscillate"], "regime": ["cluster_converge", "oscillate"],
-                       "check_ok": [True] * 2, "settled": [True, False]})
+def test_highdim_row_counts_an_undetermined_run_by_its_label_and_does_not_pass_on_it():
+    # a run whose r(t) has not settled is labelled undetermined by the decision procedure: not agreeing, the row
+    # does not pass on it; the limit-cycle scenarios have a row of their own (C7-limitcycle), not counted in C7-usa
+    hd = pd.DataFrame({"scenario": ["identity", "oscillation", "limit_cycle"], "model": ["usa"] * 3, "d": [100] * 3,
+                       "expect": ["cluster_converge", "oscillate", "oscillate"],
+                       "regime": ["cluster_converge", "undetermined", "cluster_converge"], "check_ok": [True] * 3})
     row = {r["id"]: r for r in claims_highdim(hd)}["C7-usa"]
     assert (row["n_tested"], row["n_agree"], row["pass"]) == (2, 1, False)
-    assert ("oscillation: oscillate (expected oscillate, tolerance check ok; r(t) still changing at t_max: a "
-            "transient, undetermined (not counted as agreeing))") in row["note"]
+    assert "oscillation: undetermined (expected oscillate, tolerance check ok)" in row["note"]
     assert "identity: cluster_converge (expected cluster_converge, tolerance check ok)" in row["note"]
-    row = {r["id"]: r for r in claims_highdim(hd.assign(settled=True))}["C7-usa"]
+    assert "limit_cycle" not in row["note"]
+    row = {r["id"]: r for r in claims_highdim(hd.assign(regime=hd.expect))}["C7-usa"]
     assert (row["n_agree"], row["pass"]) == (2, True)
+
+
+def test_limit_cycle_row_says_per_start_what_the_runs_did_with_the_planes_transverse_exponent():
+    hd = pd.DataFrame({"scenario": ["identity", "limit_cycle", "limit_cycle_plane"], "model": ["lsa"] * 3,
+                       "d": [100] * 3, "expect": ["cluster_converge", "oscillate", "oscillate"],
+                       "regime": ["cluster_converge", "cluster_converge", "oscillate"], "check_ok": [True] * 3,
+                       "period": [np.nan, np.nan, 21.53], "cluster_shape": ["antipodal_pair", "antipodal_pair", "none"],
+                       "mean_token_norm": [0.0, 0.0, 0.1], "offplane_start": [0.98, 0.98, 0.0217],
+                       "offplane_final": [0.9, 1e-180, 2e-61], "transverse_rate": [np.nan, -0.056, -0.056]})
+    rows = {r["id"]: r for r in claims_highdim(hd)}
+    row = rows["C7-limitcycle"]
+    assert row["claim"] == "C7" and row["informational"] and (row["n_tested"], row["n_agree"], row["pass"]) == (2, 1,
+                                                                                                             False)
+    assert ("limit_cycle LSA (uniform start): cluster_converge, tolerance check ok, transverse exponent -0.056 per "
+            "tau (plane attracts), off-plane mass at the end 1e-180") in row["note"]
+    assert "limit_cycle_plane LSA (near-plane start (off-plane mass 0.022)): oscillate, period 21.53" in row["note"]
+    # the other C7 rows do not see the limit-cycle runs
+    assert rows["C7-lsa"]["n_tested"] == 1 and rows["C7-shape-lsa"]["n_tested"] == 1
 
 
 def test_c5b_note_states_tolerance_window_and_the_exact_law_fitted_on_the_same_points():

@@ -46,8 +46,8 @@ def tables():
                             "model": ["lsa", "lsa", "usa", "usa", "lsa", "usa"], "d": 20,
                             "expect": ["oscillate", "cluster_rotate"] * 2 + ["cluster_converge"] * 2,
                             "regime": ["oscillate", "cluster_rotate"] * 2 + ["cluster_converge"] * 2,
-                            "check_ok": True, "settled": [False, True, True, True, True, True],
-                            "r_change_last_quarter": [0.05, 0, 0, 0, 0, 0]})
+                            "check_ok": True, "r_change_last_quarter": [0.05, 0, 0, 0, 0, 0]})
+    highdim.loc[0, "regime"] = "undetermined"  # r(t) not settled: the decision procedure's label
     fit = pd.DataFrame([{"mu_c_theory": 0.5, "mu_converge_max": 0.4983, "mu_rotate_min": 0.5017,
                          "fit_exponent": -0.4871, "theory_exponent": -0.5, "period_max_rel_err": 3.4e-7,
                          "n_rotating": 22, "threshold_in_bracket": True, "n_fit": 6}])
@@ -57,8 +57,7 @@ def tables():
                                 "amplitude": [0.00731, 0.00731, 0.01462, 0.01470, 0.004],
                                 "regime_tokens": ["oscillate"] * 5, "regime_oa": ["interior_converge"] * 5})
     persistence = pd.DataFrame({"study": ["random"] * 4, "scenario": "random", "model": ["lsa", "lsa", "usa", "usa"],
-                                "d": [3, 5, 3, 5], "beta": 1.0, "regime": "cluster_converge", "expect": "",
-                                "settled": True})
+                                "d": [3, 5, 3, 5], "beta": 1.0, "regime": "cluster_converge", "expect": ""})
     return {"highdim": highdim, "bifurcation_fit": fit, "offmanifold": offmanifold, "persistence": persistence,
             "eps_small": 0.05}
 
@@ -103,7 +102,7 @@ def test_a_failing_claims_sentence_says_what_failed():
     assert "fails on C6b-sym_pos_def (0 of 8: log-log slope 1.04 (95% interval -0.0971 to 2.18)" in r["C6"]["found"]
     # C7: the failing row, and what its runs did (from highdim.csv)
     c7 = r["C7"]["found"]
-    assert "fails on C7-lsa" in c7 and "1 run not settled at t_max (oscillation LSA d = 20)" in c7
+    assert "fails on C7-lsa" in c7 and "1 run undetermined (r(t) not settled: oscillation LSA d = 20)" in c7
     assert "3 of 4 LSA, 4 of 4 USA" in c7
     # no failure named where nothing fails
     assert "fail" not in r["C1"]["found"] and "fail" not in r["C5"]["found"]

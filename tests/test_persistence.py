@@ -315,43 +315,41 @@ def test_batch_settled_measure_is_r_change_last_quarter_of_the_whole_observed_ru
         assert any(b.result.details["budget_factor"] > 1 for b in res)  # a continued run was checked
 
 
-def test_the_table_carries_the_settled_flag_and_reports_unsettled_runs():
+def test_the_table_has_no_settled_column_and_undetermined_runs_are_counted_by_their_label():
+    """The decision procedure labels a run whose r(t) has not settled ``undetermined`` (issue 28), so the table
+    carries no ``settled`` copy of the label and the summaries count the label alone."""
     cfg = _cfg(dimension={"d": [2, 3], "seeds": 1, "scenarios": ["identity"]}, models=["lsa"],
                random_weights={"d": [2], "seeds": 1, "horizon": 40.0},
                beta_sweep={"d": 3, "beta": [1.0], "seeds": 1, "scenarios": ["identity"], "models": ["lsa"]})
     sc = P.scenario_set(SCENARIOS_HD, BIF, SADDLE)
-    sc["identity"] = dict(sc["identity"], horizon=3.0)  # too short to settle: r still climbing at t_max
     plan = P.run_plan(cfg, sc, 7)
     table = run_chunk(plan, sc, n_samples=cfg["n_samples"], dt=cfg["dt"], budget=1)
-    assert table.settled.dtype == bool and np.isfinite(table.r_change_last_quarter).all()
-    assert (table.settled == (table.r_change_last_quarter.abs() <= SETTLED_R_CHANGE)).all()
-    dim = table[table.study == "dimension"]
-    assert not dim.settled.any()
-    text = S.findings_paragraph(table)
-    assert "Runs not settled at t_max" in text and "2 of 2 runs not settled at t_max" in text
-    # FINDINGS counts as the claims rows do: an unsettled run does not persist, it is undetermined
-    assert "0 of 2 runs keep it and had settled, not every run at d = 2" in text
-    assert "2 undetermined (2 of them labelled but not settled at t_max" in text
-    rows = {r["id"]: r for r in S.claim_rows(table)}
-    assert "2 not settled at t_max" in rows["C7-identity-lsa"]["note"]
-    # whatever their label, runs that had not settled count as undetermined: the row does not pass on them
+    assert "settled" not in table.columns and list(table.columns[-len(P.RESULT_COLUMNS):]) == P.RESULT_COLUMNS
+    assert np.isfinite(table.r_change_last_quarter).all()
+    dim = table.study == "dimension"
+    assert (table[dim].regime == "cluster_converge").all()
+    und = table.copy()
+    und.loc[dim & (und.d == 3), "regime"] = "undetermined"  # as the decision procedure labels an unsettled run
+    rows = {r["id"]: r for r in S.claim_rows(und)}
     row = rows["C7-identity-lsa"]
-    assert (row["n_tested"], row["n_agree"], row["pass"]) == (2, 0, False)
-    assert "2 undetermined (runs not settled at t_max count as undetermined, whatever their label)" in row["note"]
-    settled = {r["id"]: r for r in S.claim_rows(table.assign(settled=True))}["C7-identity-lsa"]
-    assert settled["n_agree"] == int((dim.regime == dim.expect).sum())
+    assert (row["n_tested"], row["n_agree"], row["pass"]) == (2, 1, False)
+    assert "1 undetermined" in row["note"] and "settled" not in row["note"]
+    text = S.findings_paragraph(und)
+    assert "1 of 2 runs keep it, every run up to d = 2" in text and "1 undetermined (r(t) not settled" in text
+    assert "Undetermined runs (1 of " in text and "dimension identity LSA d = 3" in text
+    assert "Undetermined runs" not in S.findings_paragraph(table)
+    assert {r["id"]: r for r in S.claim_rows(table)}["C7-identity-lsa"]["pass"]
 
 
-def test_period_comparison_leaves_out_runs_that_had_not_settled():
+def test_period_comparison_compares_the_oscillating_runs_by_their_label():
     g = pd.DataFrame({"d": [2, 2, 3, 3, 100, 100], "regime": ["oscillate"] * 6,
-                      "period": [4.69, 4.73, 4.71, 4.74, 5.75, 5.82], "settled": [True, True, True, False, False, False]})
+                      "period": [4.69, 4.73, 4.71, 4.74, 5.75, 5.82]})
     out = S.period_comparison(g)
-    assert out["period_by_d"] == ("d = 2: 4.69-4.73; d = 3: 4.71 (1 of 2 not settled: 4.74); "
-                                  "d = 100: none settled (2 of 2 not settled: 5.75, 5.82)")
-    assert out["period_outside_d2"] == "" and out["period_within_d2"] == "3" and out["period_not_compared"] == "100"
-    settled = S.period_comparison(g.assign(settled=True))  # the same values, settled: d = 100 is outside
-    assert settled["period_outside_d2"] == "100" and settled["period_not_compared"] == ""
-    none_at_2 = S.period_comparison(g.assign(settled=g.d != 2))
+    assert out["period_by_d"] == "d = 2: 4.69-4.73; d = 3: 4.71-4.74; d = 100: 5.75-5.82"
+    assert out["period_outside_d2"] == "100" and out["period_within_d2"] == "3" and out["period_not_compared"] == ""
+    und = g.assign(regime=["oscillate", "oscillate", "oscillate", "oscillate", "undetermined", "undetermined"])
+    assert S.period_comparison(und)["period_by_d"] == "d = 2: 4.69-4.73; d = 3: 4.71-4.74"  # no period for them
+    none_at_2 = S.period_comparison(g.assign(regime=np.where(g.d == 2, "undetermined", "oscillate")))
     assert none_at_2["period_not_compared"] == "3 100" and none_at_2["period_outside_d2"] == ""
 
 
@@ -375,10 +373,9 @@ def test_settle_horizon_lengthens_the_listed_runs_at_the_same_sample_spacing():
 NOT_NUMERIC = "column r_change_last_quarter is not numeric"
 
 
-@pytest.mark.parametrize("col, bad, expect", [("settled", "maybe", "column settled must be true/false"),
-                                              ("r_change_last_quarter", "oops", NOT_NUMERIC),
+@pytest.mark.parametrize("col, bad, expect", [("r_change_last_quarter", "oops", NOT_NUMERIC),
                                               ("r_change_last_quarter", "", "column r_change_last_quarter has NaN")])
-def test_a_corrupted_settled_column_is_a_one_line_error_naming_file_and_column(tmp_path, col, bad, expect):
+def test_a_corrupted_r_change_column_is_a_one_line_error_naming_file_and_column(tmp_path, col, bad, expect):
     from lsadyn_workflow.io import ResultFileError, load_table, write_csv
 
     cfg = _cfg(dimension={"d": [2], "seeds": 1, "scenarios": ["identity"]}, models=["lsa"],
@@ -388,7 +385,7 @@ def test_a_corrupted_settled_column_is_a_one_line_error_naming_file_and_column(t
     table = run_chunk(P.run_plan(cfg, sc, 7), sc, n_samples=cfg["n_samples"], dt=cfg["dt"], budget=1)
     path = tmp_path / "chunk_0.csv"
     write_csv(table, path)
-    assert load_table(path, "persistence_run", rows=len(table)).settled.dtype == bool
+    assert len(load_table(path, "persistence_run", rows=len(table))) == len(table)
     table = table.astype({col: object})
     table.loc[1, col] = bad
     write_csv(table, path)
@@ -398,17 +395,13 @@ def test_a_corrupted_settled_column_is_a_one_line_error_naming_file_and_column(t
     assert "\n" not in msg and msg.startswith(str(path)) and expect in msg
 
 
-def test_a_regime_change_seen_only_in_runs_that_had_not_settled_is_called_a_possible_transient():
+def test_a_regime_change_lists_the_labels_undetermined_included():
     g = pd.DataFrame({"beta": [1.0, 2.0, 4.0, 4.0], "regime": ["cluster_rotate", "cluster_rotate", "oscillate",
-                                                                "oscillate"], "settled": [True, True, False, True]})
-    assert S.regime_changes(g, "cluster_rotate") == "beta 4: oscillate 2 (2 of 2 runs; 1 of them not settled at t_max)"
-    g.loc[3, "settled"] = False
-    assert S.regime_changes(g, "cluster_rotate") == ("beta 4: oscillate 2 (2 of 2 runs; not settled at t_max: may be a "
-                                                     "transient)")
-    g.loc[[2, 3], "settled"] = True
-    assert S.regime_changes(g, "cluster_rotate") == "beta 4: oscillate 2 (2 of 2 runs)"
+                                                                "undetermined"]})
+    assert S.regime_changes(g, "cluster_rotate") == "beta 4: oscillate 1, undetermined 1 (2 of 2 runs)"
     assert S.regime_changes(g, "oscillate") == ("beta 1: cluster_rotate 1 (1 of 1 runs); "
-                                                "beta 2: cluster_rotate 1 (1 of 1 runs)")
+                                                "beta 2: cluster_rotate 1 (1 of 1 runs); "
+                                                "beta 4: undetermined 1 (1 of 2 runs)")
 
 
 def test_beta_sweep_settle_horizon_lengthens_its_scenario_at_every_beta_and_model():
@@ -428,43 +421,42 @@ def test_beta_sweep_settle_horizon_lengthens_its_scenario_at_every_beta_and_mode
 
 
 def test_lsa_beta_row_checks_an_oscillations_period_times_beta():
-    """C10-lsa: β only rescales LSA's time, so a settled oscillation's period·β is the same at every β (as a
-    rotation's rate/β is); a period that does not scale fails the row, an unsettled run's period is left out and,
-    as in rows C7, the run is undetermined: the row does not pass on it."""
+    """C10-lsa: β only rescales LSA's time, so an oscillation's period·β is the same at every β (as a
+    rotation's rate/β is); a period that does not scale fails the row; an undetermined run (r(t) not settled) has
+    no period and the row does not pass on it."""
     rows = [dict(study="beta", scenario="oscillation", expect="oscillate", model="lsa", d=8, seed=1, beta=b,
                  regime="oscillate", rate=0.5 * b, period=4.8 / b, rate_rel_err=np.nan, r_change_last_quarter=0.0,
-                 settled=True, cluster_shape="none", r_min=0.2, r_max=0.6) for b in (0.5, 1.0, 2.0)]
+                 cluster_shape="none", r_min=0.2, r_max=0.6) for b in (0.5, 1.0, 2.0)]
     table = pd.DataFrame(rows)
     (row,) = S.claim_rows(table)
     assert row["id"] == "C10-lsa-oscillation" and row["pass"]
-    assert "period * beta relative spread 0.0e+00 (3 settled oscillating runs, period * beta 4.8)" in row["note"]
+    assert "period * beta relative spread 0.0e+00 (3 oscillating runs, period * beta 4.8)" in row["note"]
     off = table.assign(period=[9.6, 4.8, 2.0])  # 2.0 at β = 2: period·β 4.0, not 4.8
     assert not S.claim_rows(off)[0]["pass"]
-    transient = off.assign(settled=[True, True, False], r_change_last_quarter=[0.0, 0.0, 0.05])
+    transient = off.assign(regime=["oscillate", "oscillate", "undetermined"], period=[9.6, 4.8, np.nan],
+                           r_change_last_quarter=[0.0, 0.0, 0.05])
     (row,) = S.claim_rows(transient)
-    assert not row["pass"] and row["n_agree"] == 2 and "(2 settled oscillating runs" in row["note"]
-    assert "runs not settled at t_max are undetermined, not counted as keeping the regime; 1 not settled" in row["note"]
-    (row,) = S.claim_rows(transient.assign(period=4.8 / transient.beta))  # the settled runs scale: still undetermined
-    assert not row["pass"] and "period * beta relative spread 0.0e+00" in row["note"]
+    assert not row["pass"] and row["n_agree"] == 2 and "(2 oscillating runs" in row["note"]
+    assert "period * beta relative spread 0.0e+00" in row["note"] and "undetermined: d = 8 seed 1 beta 2" in row["note"]
 
 
 def test_findings_beta_list_gives_a_rotations_rate_and_an_oscillations_period():
     """FINDINGS' β-sweep list: a rotation's rate of arg R₂ (and rate/β), an oscillation's period (and period·β,
-    which C10-lsa checks), not an oscillation's phase drift; no period for a run that had not settled."""
+    which C10-lsa checks), not an oscillation's phase drift; no period for an undetermined run."""
     rows = [dict(study="beta", scenario=sc, expect=reg, model="lsa", d=8, seed=1, beta=b, regime=reg,
                  rate=(2.0 if reg == "cluster_rotate" else 0.55) * b,
                  period=(np.pi if reg == "cluster_rotate" else 4.8) / b,
-                 rate_rel_err=np.nan, r_change_last_quarter=0.0, settled=True,
+                 rate_rel_err=np.nan, r_change_last_quarter=0.0,
                  cluster_shape="antipodal_pair" if reg == "cluster_rotate" else "none", r_min=0.2, r_max=0.6,
                  horizon=300.0, budget_factor=1.0)
             for sc, reg in (("rotation", "cluster_rotate"), ("oscillation", "oscillate")) for b in (0.5, 2.0)]
     table = pd.DataFrame(rows)
     moving = (table.scenario == "oscillation") & (table.beta == 2.0)
-    table.loc[moving, ["settled", "r_change_last_quarter"]] = False, 0.1
+    table.loc[moving, ["regime", "period", "r_change_last_quarter"]] = "undetermined", np.nan, 0.1
     text = S.findings_paragraph(table)
     assert "β sweep (1 seed per scenario, model and β;" in text and "median" not in text
     assert "- rotation LSA β = 0.5: cluster_rotate 1; cluster shape antipodal pair 1; rotation rate of arg R₂ 1 " \
            "(rate/β 2)" in text
     assert "- oscillation LSA β = 0.5: oscillate 1; period of R₂ 9.6 (period·β 4.8)" in text
     line = next(ln for ln in text.splitlines() if ln.startswith("- oscillation LSA β = 2:"))
-    assert "period of R₂" not in line and "not settled at t_max (a transient's period, not given here" in line
+    assert "period of R₂" not in line and line.startswith("- oscillation LSA β = 2: undetermined 1;")

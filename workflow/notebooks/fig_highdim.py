@@ -18,6 +18,9 @@
 # regime; open: an antipodal pair, filled otherwise (highdim.csv's cluster_shape, when present; empty for an
 # undetermined run, which has no end state). They sit in a
 # strip right of t = t_max, one column per scenario, at the final r: ends at r = 1 no longer hide each other.
+# The limit-cycle scenarios (an attracting limit cycle of the d = 2 OA flow, beyond the paper; LSA only, from a
+# uniform and from a near-plane start) are drawn with the others; the suptitle says what they did and the plane's
+# transverse exponent (highdim.csv transverse_rate; offplane_final: how far from the plane the tokens end).
 # Likewise in (e, f): the height of a peak in the bin at -1 or +1 is repeated outside [-1, 1], one column per
 # scenario, and scenarios whose histograms coincide are named in the panel. Reads results files only.
 
@@ -26,6 +29,7 @@ import matplotlib.pyplot as plt
 from lsadyn_workflow.io import atomic_path, load_arrays, load_table
 from matplotlib.lines import Line2D
 
+from lsadyn.paper.persistence.plan import LIMIT_CYCLE
 from lsadyn.paper.plotting import (
     COLUMN_WIDTH,
     LINESTYLES,
@@ -58,7 +62,7 @@ EDGE_PEAK = 0.25  # (e, f): a bin at -1 or +1 is a peak (repeated outside [-1, 1
 
 
 # %%
-fig, axes = plt.subplots(3, len(models), figsize=(COLUMN_WIDTH, 6.5), sharey="row", squeeze=False,
+fig, axes = plt.subplots(3, len(models), figsize=(COLUMN_WIDTH, 7.6), sharey="row", squeeze=False,
                          gridspec_kw={"height_ratios": [1.4, 1, 1]})
 seen = {}
 hists = {m: {} for m in models}
@@ -66,7 +70,10 @@ edge_columns = 0
 for j, model in enumerate(models):
     for k, s in enumerate(SCEN):
         a = data[s]
-        row = table[(table.scenario == s) & (table.model == model)].iloc[0]
+        rows = table[(table.scenario == s) & (table.model == model)]
+        if not len(rows):  # a scenario run for some models only (its config key models)
+            continue
+        row = rows.iloc[0]
         t = a[f"{model}_t"]
         style_k = dict(color=OKABE_ITO[k % len(OKABE_ITO)], ls=LINESTYLES[k % len(LINESTYLES)], lw=0.9)
         axes[0, j].plot(t / t[-1], a[f"{model}_r"], **style_k)
@@ -129,33 +136,25 @@ def horizon_text(s):
     config and FINDINGS give it (tables without that column: the time the run reached, t): one number when the
     models share it, else one per model (a scenario's settle_horizon can lengthen one model's run)."""
     if "horizon" in table.columns:
-        ends = {m: float(table[(table.scenario == s) & (table.model == m)].horizon.iloc[0]) for m in models}
+        ends = {m: float(g.horizon.iloc[0]) for m, g in table[table.scenario == s].groupby("model", sort=False)}
         unit = "τ"
     else:
-        ends = {m: float(data[s][f"{m}_t"][-1]) for m in models}
+        ends = {m: float(data[s][f"{m}_t"][-1]) for m in models if f"{m}_t" in data[s]}
         unit = ""
 
     def fmt(v):  # 1200, 450, 6.5 (not 1.2e+03)
         return (f"{v:.0f}" if v >= 100 else f"{v:.3g}") + unit
 
     if len({fmt(v) for v in ends.values()}) == 1:
-        return "$t_{\\max}$ = " + fmt(next(iter(ends.values())))
+        only = "" if len(ends) == len(models) else f" ({', '.join(m.upper() for m in ends)} only)"
+        return "$t_{\\max}$ = " + fmt(next(iter(ends.values()))) + only
     return "$t_{\\max}$ = " + " / ".join(f"{fmt(v)} ({m.upper()})" for m, v in ends.items())
-
-
-def unsettled_text(s):
-    """Which models' r(t) still changes over the scenario's last quarter (highdim.csv's ``settled``): their end
-    values are a transient's, not a limit's."""
-    if "settled" not in table.columns:
-        return ""
-    rows = table[(table.scenario == s) & ~table.settled]  # a bool column (load_table checks and converts it)
-    return f"; r still changing at $t_{{\\max}}$ ({', '.join(m.upper() for m in rows.model)})" if len(rows) else ""
 
 
 handles = [Line2D([], [], color=OKABE_ITO[k % len(OKABE_ITO)], ls=LINESTYLES[k % len(LINESTYLES)], lw=0.9,
                   label=f"{s.replace('_', ' ')}" + (f" (d = 2: {REGIME_STYLE[table_expect[s]]['short']})"
                                                      if table_expect.get(s, "") else " (no d = 2 prediction)")
-                  + f", {horizon_text(s)}{unsettled_text(s)}")
+                  + f", {horizon_text(s)}")
            for k, s in enumerate(SCEN)]
 markers = [Line2D([], [], marker=st["marker"], ls="", mfc="0.6", mec="k", mew=0.5, ms=4,
                   label=f"observed: {st['label']}") for st in seen.values()]
@@ -170,20 +169,30 @@ if edge_columns:
 fig.legend(handles=handles + markers, loc="outside lower center", ncol=1, fontsize=6, frameon=False,
            title="line: scenario (all panels), $t_{\\max}$ in units of $\\tau = 1/(\\beta\\,\\|A\\|_2\\|V\\|_2)$\n"
                  "marker at the end of (a, b): observed regime", title_fontsize=6)
-tested = table[table.expect.fillna("") != ""]
+tested = table[(table.expect.fillna("") != "") & ~table.scenario.isin(LIMIT_CYCLE)]
 reached = tested[tested.regime == tested.expect]
-# counted as the claims rows C7-lsa, C7-usa count: the regime reached, r(t) settled at t_max (a run still changing
-# shows a transient) and the tolerance check passed; one run per (scenario, model). The other C7 rows,
+# counted as the claims rows C7-lsa, C7-usa count: the regime reached (a run whose r(t) has not settled is
+# undetermined) and the tolerance check passed; one run per (scenario, model). The other C7 rows,
 # C7-<scenario>-<model>, count the persistence stage's (d, seed) runs: fig_persistence.
-moving = int((~reached.settled).sum()) if "settled" in reached.columns else 0
-settled = reached.settled if "settled" in reached.columns else True
-counted = reached[settled & reached.check_ok]
-failed_check = int((settled & ~reached.check_ok).sum())  # settled, but the tighter-tolerance run disagrees
+counted = reached[reached.check_ok]
+failed_check = int((~reached.check_ok).sum())  # the tighter-tolerance run disagrees
+cycle = table[table.scenario.isin(LIMIT_CYCLE)]
+
+
+def cycle_text(r):
+    """'uniform start: cluster converge' / 'near-plane start: oscillate (period 21.5), λ⊥τ = -0.05' of one run."""
+    start = "uniform start" if r.scenario == "limit_cycle" else "near-plane start"
+    lam = f", $\\lambda_\\perp\\tau = {r.transverse_rate:+.3f}$" if r.transverse_rate == r.transverse_rate else ""
+    per = f" (period {r.period:.3g})" if r.regime == "oscillate" else ""
+    return f"{r.model.upper()} {start}: {REGIME_STYLE[r.regime]['short']}{per}{lam}"
+
+
 fig.suptitle(f"C7 at $d = {d}$ (rows C7-lsa, C7-usa: one run per scenario and model):\n"
              f"{len(counted)} of {len(tested)} runs of embedded $d = 2$ scenarios reach their $d = 2$ regime"
-             + (f"\nof the {len(tested)}, {moving} end{'s' if moving == 1 else ''} in it with r "
-                "still changing at $t_{\\max}$: a transient, not counted" if moving else "")
              + (f"; {failed_check} failed the tolerance check" if failed_check else "")
+             + ("\nlimit cycle (row C7-limitcycle, beyond the paper):\n" + "\n".join(cycle_text(r) for r in
+                                                                                   cycle.itertuples())
+                if len(cycle) else "")
              + "\n(rows C7-<scenario>-<model> count $(d, \\mathrm{seed})$ runs: fig_persistence)\n"
              r"$M = (1/n)\,\sum_j x_j x_j^{\top}$ (tokens' second moment), "
              r"$r = (d\,\lambda_{\max}(M) - 1)/(d - 1)$", fontsize=7)

@@ -42,6 +42,13 @@ rule highdim_table:
         runtime=10,
     params:
         kind="highdim_run",
-        rows=len(config["highdim"]["models"]),  # one row per model in each scenario's table
+        # one row per model in each scenario's table (the scenario's models, else highdim.models)
+        rows=[
+            len(
+                config["highdim"]["scenarios"][s].get("models")
+                or config["highdim"]["models"]
+            )
+            for s in HIGHDIM
+        ],
     script:
         "../scripts/concat_tables.py"

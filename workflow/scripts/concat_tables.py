@@ -9,6 +9,8 @@ if "snakemake" not in globals():  # run on its own: the job's values from the wo
     snakemake = mock_snakemake("highdim_table")
 sm = snakemake
 log = setup_log(sm.log[0])
-table = pd.concat([load_table(p, sm.params.kind, rows=sm.params.rows) for p in sm.input.tables], ignore_index=True)
+rows = sm.params.rows if isinstance(sm.params.rows, list) else [sm.params.rows] * len(sm.input.tables)  # per table
+table = pd.concat([load_table(p, sm.params.kind, rows=r) for p, r in zip(sm.input.tables, rows, strict=True)],
+                  ignore_index=True)
 log.info("%d runs", len(table))
 write_csv(table, sm.output[0])

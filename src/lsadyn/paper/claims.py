@@ -19,12 +19,10 @@ import numpy as np
 import pandas as pd
 
 from .cases2d.plan import case1_oa_prediction, matches, matrices
-from .persistence.summary import kept_undetermined
+from .persistence.plan import LIMIT_CYCLE
 from .rows import COLUMNS, counts_text
 from .rows import claim_row as _row
 
-#: what a C7 row's note says of a run whose r(t) had not settled at t_max
-UNSETTLED_NOTE = "; r(t) still changing at t_max: a transient, undetermined (not counted as agreeing)"
 #: C5b holds when the fitted exponent of the period near the saddle-node is within this of -1/2
 EXPONENT_TOL = 0.05
 
@@ -59,6 +57,8 @@ CLAIM_ROWS = {
     "C7-usa-oscillation": (("Not studied: C7's oscillation (case 4's centre) is taken to persist for USA; how long it "
                             "lasts, and what ends it, is not said."),
                            ("fig_usa_oscillation",)),
+    "C7-limitcycle": (("Not tested: the paper's d = 100 oscillation is the case-4 centre; here an attracting OA limit "
+                       "cycle is embedded, from uniform and near-plane starts."), ("fig_highdim", "fig_persistence")),
     "C1b-offmanifold": (("Not studied: claims 1–2 hold on the OA manifold; here tokens start off it, about an OA "
                         "interior point."), ("fig_offmanifold",)),
 }
@@ -281,25 +281,26 @@ def claims_offmanifold(om: pd.DataFrame, tol_n: float = 0.05, tol_linear: float 
 
 def claims_highdim(hd: pd.DataFrame) -> list[dict]:
     """Rows for C7, per model: (``C7-<model>``) the d = 2 regime of every scenario with a prediction
-    reappears in d dimensions (and the same run at tighter tolerances agrees, ``check_ok``, and r(t) had settled
-    at t_max, ``settled``: a run still changing shows a transient, so it is counted as not determined whatever its
-    label, and the row does not pass on it);
+    reappears in d dimensions (and the same run at tighter tolerances agrees, ``check_ok``; a run whose r(t) has not
+    settled is ``undetermined``, :mod:`lsadyn.regimes`, and the row does not pass on it);
     (``C7-shape-<model>``, informational) the clustered end states have the d = 2 shape, an antipodal pair
     (|mean token| < 1), or not (runs whose regime is ``undetermined`` are not end states and have no shape:
     excluded, and counted in the note);
-    (``C7x-<model>``, informational) scenarios without a d = 2 prediction."""
+    (``C7x-<model>``, informational) scenarios without a d = 2 prediction;
+    (``C7-limitcycle``, informational, beyond the paper) the runs of the limit-cycle scenarios
+    (:data:`~lsadyn.paper.persistence.plan.LIMIT_CYCLE`, left out of the rows above): do they oscillate, from a
+    uniform and from a near-plane start, with the plane's transverse exponent (``transverse_rate``,
+    :mod:`lsadyn.paper.highdim.transverse`) and how far from the plane the tokens end (``offplane_final``)."""
     rows = []
     ev = "paper_figures/fig_highdim.pdf; results/tables/highdim.csv"
     shape_col = "cluster_shape" in hd
-    for model, g in hd.groupby("model", sort=False):
-        tested = g[g.expect != ""]
-        kept, _, settled = kept_undetermined(tested, tested.expect)  # a transient's label is undetermined
-        agree = tested[kept & tested.check_ok.astype(bool)]
+    cycle = hd[hd.scenario.isin(LIMIT_CYCLE)]
+    for model, g in hd[~hd.scenario.isin(LIMIT_CYCLE)].groupby("model", sort=False):
+        tested = g[(g.expect != "") & ~g.scenario.isin(LIMIT_CYCLE)]
+        agree = tested[(tested.regime == tested.expect) & tested.check_ok.astype(bool)]
         d = int(g.d.iloc[0])
         details = "; ".join(f"{r.scenario}: {r.regime} (expected {r.expect}, tolerance check "
-                            f"{'ok' if r.check_ok else 'FAILED'}"
-                            f"{'' if ok else UNSETTLED_NOTE})"
-                            for r, ok in zip(tested.itertuples(), settled))
+                            f"{'ok' if r.check_ok else 'FAILED'})" for r in tested.itertuples())
         rows.append(_row(f"C7-{model}", f"d = 2 regimes reappear at d = {d} ({model.upper()}); cluster shape in "
                          f"C7-shape-{model}", f"particles-{model}", len(tested), len(agree),
                          len(tested) > 0 and len(agree) == len(tested), ev, details))
@@ -330,7 +331,38 @@ def claims_highdim(hd: pd.DataFrame) -> list[dict]:
                              int((other.regime != "undetermined").sum()), bool((other.regime != "undetermined").all()),
                              ev, "; ".join(f"{r.scenario}: {r.regime}" for r in other.itertuples()),
                              informational=True))
+    if len(cycle):
+        rows.append(_limit_cycle_row(cycle, ev))
     return rows
+
+
+def _limit_cycle_row(cycle: pd.DataFrame, ev: str) -> dict:
+    """Row ``C7-limitcycle`` of :func:`claims_highdim` from the limit-cycle runs of highdim.csv."""
+    def start(r):
+        return ("uniform start" if r.scenario == "limit_cycle" else
+                f"near-plane start (off-plane mass {r.offplane_start:.2g})")
+
+    def run(r):
+        bits = [f"{r.scenario} {r.model.upper()} ({start(r)}): {r.regime}"]
+        if r.regime == "oscillate":
+            bits.append(f"period {r.period:.4g}")
+        bits.append(f"tolerance check {'ok' if r.check_ok else 'FAILED'}")
+        if np.isfinite(r.transverse_rate):
+            bits.append(f"transverse exponent {r.transverse_rate:+.3g} per tau "
+                        f"({'plane attracts' if r.transverse_rate < 0 else 'plane repels'})")
+        if np.isfinite(r.offplane_final):
+            bits.append(f"off-plane mass at the end {r.offplane_final:.2g}")
+        return ", ".join(bits)
+
+    cycle = cycle.assign(**{c: np.nan for c in ("period", "offplane_start", "offplane_final", "transverse_rate")
+                            if c not in cycle})  # a table written before these columns
+    osc = cycle[(cycle.regime == "oscillate") & cycle.check_ok.astype(bool)]
+    d = ", ".join(str(int(x)) for x in sorted(cycle.d.unique()))
+    models = "/".join(m.upper() for m in dict.fromkeys(cycle.model))
+    return _row("C7-limitcycle", f"the attracting limit cycle of the d = 2 OA flow, embedded at d = {d} ({models}), "
+                "keeps oscillating from uniform and from near-plane starts (beyond the paper)",
+                "particles-" + "-".join(dict.fromkeys(cycle.model)), len(cycle), len(osc), len(osc) == len(cycle), ev,
+                "; ".join(run(r) for r in cycle.itertuples()), informational=True)
 
 
 def slope_with_interval(x, y, level: float = 0.95):

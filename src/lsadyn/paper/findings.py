@@ -29,6 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from lsadyn.paper.claims import CLAIM_ROWS
+from lsadyn.paper.persistence.plan import LIMIT_CYCLE
 
 #: The markers of the provenance block on the first page of FINDINGS.md and of the findings page: the findings job
 #: writes :data:`PROVENANCE_PLACEHOLDER` between them, the build's hooks (:mod:`lsadyn_workflow.provenance`) the record.
@@ -177,21 +178,10 @@ def key_numbers(claim: str, tables: dict) -> list[tuple[str, pd.DataFrame | str]
     hd = tables.get("highdim")
     if claim == "C7" and hd is not None and len(hd):
         cols = [c for c in ["scenario", "model", "d", "n_tokens", "horizon", "expect", "regime", "r_final", "drift_rate",
-                            "period", "mean_token_norm", "cluster_shape", "check_ok", "settled", "note"]
+                            "period", "mean_token_norm", "cluster_shape", "check_ok", "r_change_last_quarter", "offplane_final",
+                            "transverse_rate", "note"]
                 if c in hd.columns]
         t = hd[cols].copy()
-        if "settled" in hd.columns and not hd.settled.map(_as_bool).all():
-            moving = hd[~hd.settled.map(_as_bool)]
-            # as highdim_run logs it (%g): 32000 τ, not _fmt's 3.2e+04
-            at = (lambda r: f" at t_max = {float(r.horizon):g} τ") if "horizon" in hd.columns else (lambda r: "")
-            out.append(("Runs not settled at t_max", "r(t) is still changing over the last quarter of these runs "
-                        "(mean r of the last quarter minus that of the third: "
-                        + "; ".join(f"{r.scenario} {r.model.upper()}: {r.r_change_last_quarter:+.3f}{at(r)}"
-                                    for r in moving.itertuples())
-                        + "), so their r_final and period describe a transient, not a settled state; their label "
-                        "is that of the last window, and row C7-<model> counts them as undetermined (not as "
-                        "agreeing). A longer horizon may settle them (highdim.scenarios.<name>.settle_horizon sets "
-                        "it per model); the config's comments say what longer runs showed."))
         t["expect"] = t["expect"].replace("", "(no d = 2 prediction)")
         t = t.rename(columns={"horizon": "horizon (τ)"})  # drift_rate and period are per unit time t, not τ
         out.append(("Every run (results/tables/highdim.csv)", t))
@@ -295,10 +285,6 @@ def _values(x) -> str:
     return "{" + ", ".join(_fmt(v) for v in sorted(set(x))) + "}"
 
 
-def _settled(df: pd.DataFrame) -> pd.Series:
-    return df["settled"].map(_as_bool) if "settled" in df else pd.Series(True, index=df.index)
-
-
 def _runs_text(runs: pd.DataFrame, *cols: str, limit: int = 3) -> str:
     """'oscillation USA d = 2, …': a few runs named by their columns, and how many more."""
     def name(r):
@@ -379,14 +365,15 @@ def _found_stability(g, tables):
 
 
 def _c7_failures(g, tables) -> str:
-    """What the failing C7 rows' runs did: runs not settled at t_max, other labels, failed tolerance checks."""
+    """What the failing C7 rows' runs did: undetermined runs (r(t) not settled), other labels, failed tolerance
+    checks."""
     out = []
     hd, ps = tables.get("highdim"), tables.get("persistence")
     failing = set(g.loc[~g["pass"] & ~g.informational, "id"])
     for model in ("lsa", "usa"):
         if f"C7-{model}" in failing and hd is not None and len(hd):
-            runs = hd[(hd.model == model) & (hd.expect != "")]
-            bad = runs[~_settled(runs) | (runs.regime != runs.expect) | ~runs.check_ok.map(_as_bool)]
+            runs = hd[(hd.model == model) & (hd.expect != "") & ~hd.scenario.isin(LIMIT_CYCLE)]
+            bad = runs[(runs.regime != runs.expect) | ~runs.check_ok.map(_as_bool)]
             out.append((bad, ("d",)))
     if ps is not None and len(ps):
         dim = ps[ps.study == "dimension"]
@@ -394,13 +381,13 @@ def _c7_failures(g, tables) -> str:
             m = re.fullmatch(r"C7-(.+)-(lsa|usa)", rid)
             if m:
                 runs = dim[(dim.scenario == m.group(1)) & (dim.model == m.group(2))]
-                out.append((runs[~_settled(runs) | (runs.regime != runs.expect)], ("d",)))
+                out.append((runs[runs.regime != runs.expect], ("d",)))
     runs = pd.concat([r for r, _ in out]) if out else pd.DataFrame()
     if not len(runs):
         return ""
-    unsettled = runs[~_settled(runs)]
+    unsettled = runs[runs.regime == "undetermined"]
     other = len(runs) - len(unsettled)
-    text = (f"{len(unsettled)} run{'s' if len(unsettled) != 1 else ''} not settled at t_max ("
+    text = (f"{len(unsettled)} run{'s' if len(unsettled) != 1 else ''} undetermined (r(t) not settled: "
             + _runs_text(unsettled, "d") + ")") if len(unsettled) else ""
     if other:
         text += (", " if text else "") + f"{other} with another label or a failed tolerance check"
@@ -428,6 +415,35 @@ def _found_highdim(g, tables):
         why = _c7_failures(g, tables)
         text += f"; fails on {', '.join(failing)}" + (f": {why}" if why else "")
     return text
+
+
+def _found_limit_cycle(g, tables):
+    """Which kind of oscillation persists where: the case-4 centre (scenario oscillation) and the attracting limit
+    cycle (:data:`~lsadyn.paper.persistence.plan.LIMIT_CYCLE`, uniform and near-plane starts), per model, over the
+    persistence stage's d (the d at which every seed oscillates), and the highdim stage's runs with the plane's
+    transverse exponent."""
+    parts = []
+    ps = tables.get("persistence")
+    if ps is not None and len(ps):
+        dim = ps[ps.study == "dimension"]
+        for sc, what in (("oscillation", "the centre"), ("limit_cycle", "the limit cycle from uniform starts"),
+                         ("limit_cycle_plane", "the limit cycle from near-plane starts")):
+            per = []
+            for m, gm in dim[dim.scenario == sc].groupby("model", sort=False):
+                ds = [d for d, gd in gm.groupby("d") if (gd.regime == "oscillate").all()]
+                per.append(f"{m.upper()} at d ∈ {_values(ds)}" if ds else f"{m.upper()} at no d")
+            if per:
+                parts.append(f"{what} oscillates (every seed) {', '.join(per)}")
+    hd = tables.get("highdim")
+    if hd is not None and len(hd) and hd.scenario.isin(LIMIT_CYCLE).any():
+        cyc = hd[hd.scenario.isin(LIMIT_CYCLE)]
+        runs = []
+        for r in cyc.itertuples():
+            start = "uniform" if r.scenario == "limit_cycle" else "near-plane"
+            lam = (f", plane exponent {r.transverse_rate:+.2g}/τ" if pd.notna(r.transverse_rate) else "")
+            runs.append(f"{r.model.upper()} {start} start {r.regime}{lam}")
+        parts.append(f"highdim d = {_values(cyc.d).strip('{}')}: " + "; ".join(runs))
+    return "; ".join(parts) if parts else _found_generic(g, tables)
 
 
 def _found_robustness(g, tables):
@@ -463,9 +479,9 @@ def _found_beta(g, tables):
     if ps is not None and len(ps) and (ps.study == "beta").any():
         b = ps[ps.study == "beta"]
         where = f"over β ∈ {_values(b.beta)} at d = {_values(b.d).strip('{}')}, "
-        moving = b[~_settled(b)]
+        moving = b[b.regime == "undetermined"]
         if len(moving):
-            unsettled = f"; not settled at t_max: {_runs_text(moving, 'beta')}"
+            unsettled = f"; undetermined (r(t) not settled): {_runs_text(moving, 'beta')}"
     return f"{where}{_of(g)} runs keep their regime ({_per_model(g)}){unsettled}"
 
 
@@ -553,7 +569,8 @@ def _found_usa_oscillation(g, tables):
 FOUND = {"C1": _found_cases12, "C2": _found_cases12, "C3": _found_case3, "C4": _found_case4, "C5": _found_bifurcation,
          "C6": _found_stability, "C7": _found_highdim, "C8": _found_robustness, "C9": _found_random,
          "C10": _found_beta, "C11": _found_continuation, "C1b-offmanifold": _found_offmanifold,
-         "C7-usa-oscillation": _found_usa_oscillation}
+         "C7-usa-oscillation": _found_usa_oscillation,
+         "C7-limitcycle": _found_limit_cycle}
 
 
 def found_sentence(key: str, rows: pd.DataFrame, tables: dict) -> str:

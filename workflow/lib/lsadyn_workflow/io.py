@@ -347,11 +347,11 @@ TABLES = {
         integer=("point_id",)),
     "highdim_run": TableSpec(
         numeric=("r_final", "drift_rate", "period", "mean_token_norm", "rtol", "rtol_check", "r_final_check",
-                 "r_change_last_quarter", "horizon"),
-        finite=("rtol", "rtol_check", "horizon"), text=("scenario", "model"), labels=("regime", "regime_check"),
+                 "r_change_last_quarter", "horizon", "offplane_start", "offplane_final", "transverse_rate"),
+        finite=("rtol", "rtol_check", "horizon", "offplane_start"), text=("scenario", "model"), labels=("regime", "regime_check"),
         finite_unless_undetermined=(("regime", ("r_final", "drift_rate", "mean_token_norm", "r_change_last_quarter")),
                                     ("regime_check", ("r_final_check",))),
-        integer=("d", "n_tokens"), boolean=("check_ok", "settled")),
+        integer=("d", "n_tokens"), boolean=("check_ok",)),
     "stability_run": TableSpec(
         numeric=("strength", "eps", "abs_R2_0", "abs_R2_tokens", "abs_R2_oa", "rate_tokens", "rate_oa"),
         finite=("strength", "eps", "abs_R2_0"), text=("regime", "family"),
@@ -369,7 +369,7 @@ TABLES = {
         finite=("beta", "horizon", "tau", "r_change_last_quarter"), text=("study", "scenario", "model", "cluster_shape"),
         finite_unless_undetermined=(("regime", ("r_final", "r_min", "r_max", "r_mean", "rate", "mean_token_norm",
                                                 "majority")),),
-        labels=("regime",), integer=("run_id", "d", "seed", "n_tokens"), boolean=("settled",)),
+        labels=("regime",), integer=("run_id", "d", "seed", "n_tokens")),
     "bifurcation_fit": TableSpec(  # lsadyn.paper.cases2d.summary.bifurcation_summary
         numeric=("mu_c_theory", "mu_converge_max", "mu_rotate_min", "fit_exponent", "fit_prefactor", "theory_exponent",
                  "theory_prefactor", "exact_law_fit_exponent", "exact_law_fit_prefactor", "fit_dmu_min", "fit_dmu_max",

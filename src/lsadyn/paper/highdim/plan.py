@@ -38,3 +38,30 @@ def embed_scenario(A2, V2, d: int, rest_A: float, rest_V: float, noise: float = 
         V = V + noise / np.sqrt(d) * rng.standard_normal((d, d))
     return A, V
 
+
+def near_plane(X, offplane: float):
+    """Tokens ``X`` (n, d) moved towards the plane of the first two coordinates: the complement coordinates scaled by
+    ``offplane`` (> 0), each row renormalised. From uniform tokens the plane angles stay uniform (the projection of
+    a uniform point of :math:`S^{d-1}` onto a plane has a uniform angle) and the mean squared complement part is
+    about ``offplane``² (d − 2) / 2 (small ``offplane``): a near-plane start for the transverse stability of the
+    plane (:mod:`lsadyn.paper.highdim.transverse`)."""
+    if not offplane > 0:
+        raise ValueError(f"offplane: must be > 0, got {offplane!r}")
+    X = np.array(X, dtype=float)
+    X[:, 2:] *= offplane
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def start_tokens(X, scenario: dict):
+    """The start of a run of config ``highdim.scenarios`` entry ``scenario`` from uniform tokens ``X``: ``X`` itself,
+    or :func:`near_plane` when the scenario sets ``offplane`` (null or absent: uniform)."""
+    off = scenario.get("offplane")
+    return X if off is None or X.shape[1] <= 2 else near_plane(X, off)
+
+
+def offplane_mass(X) -> float:
+    """Mean squared complement part (1/n) Σ_k |x_k,⊥|² of tokens ``X`` (n, d), x_⊥ the coordinates beyond the
+    first two: 0 in the plane, (d − 2)/d for uniform tokens."""
+    X = np.asarray(X, dtype=float)
+    return float(np.mean(np.sum(X[:, 2:] ** 2, axis=1))) if X.shape[1] > 2 else 0.0
+

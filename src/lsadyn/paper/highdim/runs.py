@@ -36,6 +36,7 @@ from ...regimes.classify import RegimeTolerances, classify_r2_trajectory
 from ...regimes.decision import window_tolerances
 from ...sampling import uniform_sphere
 from ...solvers.integrate import integrate_sphere
+from .plan import near_plane, offplane_mass
 
 
 def inner_product_histogram(X, bins):
@@ -46,7 +47,7 @@ def inner_product_histogram(X, bins):
 
 
 def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, atol=1e-9, n_snapshots=5, tol=None,
-                bins=41, window_only=False):
+                bins=41, window_only=False, offplane=None):
     """Integrate one (A, V, model) from n seeded uniform tokens and classify; returns a dict of
     observables and limit values.
 
@@ -59,6 +60,10 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
     ``window_only``: observe only the samples the classifier reads (its final window; nothing before it, no
     histograms) — the cheaper form used for the convergence check; ``t``, ``r``, ``swept_angle`` then hold
     the window only and ``histograms`` is empty.
+
+    ``offplane``: start near the plane of the first two coordinates (:func:`lsadyn.paper.highdim.plan.near_plane`
+    of the uniform tokens); None: uniform on the sphere. ``offplane_start``, ``offplane_final``: the mean squared
+    complement part of the tokens (:func:`lsadyn.paper.highdim.plan.offplane_mass`) at t = 0 and at the end.
     """
     p = attention(A, V, beta)
     tau = time_scale(p.A, p.V, p.beta)
@@ -82,8 +87,11 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
             snaps[i] = inner_product_histogram(X, edges)
         return axis_observer(X)
 
+    X0 = uniform_sphere(n, p.d, seed)
+    if offplane is not None and p.d > 2:
+        X0 = near_plane(X0, offplane)
     start = time.perf_counter()
-    traj = integrate_sphere(field_for(model), uniform_sphere(n, p.d, seed), t_obs, p, method="DOP853", rtol=rtol,
+    traj = integrate_sphere(field_for(model), X0, t_obs, p, method="DOP853", rtol=rtol,
                             atol=atol, observer=observe)
     seconds = time.perf_counter() - start
     signal = pseudo_r2(traj.y[:, 0], traj.y[:, 1:])
@@ -97,6 +105,7 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
         "snapshot_times": t[snap_idx],
         "histograms": np.array([snaps[i] for i in snap_idx]).reshape(len(snap_idx), bins),
         "bin_edges": edges, "reason": res.details.get("reason", ""),
+        "offplane_start": offplane_mass(X0), "offplane_final": offplane_mass(X_end),
     }
 
 
@@ -120,13 +129,13 @@ def convergence_check(run: dict, check: dict, tol_r: float = 1e-3, tol_rate: flo
 
 
 def checked_run(A, V, beta, model, n, seed, horizon, n_samples, *, rtol, atol, check_tighten, n_snapshots=5,
-                tol=None):
+                tol=None, offplane=None):
     """:func:`run_highdim` at (``rtol``, ``atol``) and its convergence check: the same run (same seed) at
     tolerances tighter by the factor ``check_tighten``, observed on the classifier's window only.
     Returns ``(run, check, ok)`` with ``ok`` from :func:`convergence_check`."""
     if not check_tighten > 1:
         raise ValueError(f"check_tighten: must be > 1 (the check runs at rtol / check_tighten), got {check_tighten}")
-    kw = dict(n=n, seed=seed, horizon=horizon, n_samples=n_samples, tol=tol)
+    kw = {"n": n, "seed": seed, "horizon": horizon, "n_samples": n_samples, "tol": tol, "offplane": offplane}
     run = run_highdim(A, V, beta, model, rtol=rtol, atol=atol, n_snapshots=n_snapshots, **kw)
     check = run_highdim(A, V, beta, model, rtol=rtol / check_tighten, atol=atol / check_tighten, window_only=True,
                         **kw)

@@ -50,11 +50,15 @@ SHAPES = ("single", "antipodal_pair", "none")
 #: Seed offsets (added to the config's base seed) per study.
 SEED_OFFSET = {"dimension": 1200, "random": 1300, "beta": 1400}
 #: Scenarios beyond the paper's claim 7 (their C7 rows are informational).
-BEYOND_PAPER = ("saddle_converge", "saddle_rotate")
+BEYOND_PAPER = ("saddle_converge", "saddle_rotate", "limit_cycle", "limit_cycle_plane")
+#: Scenarios (config ``highdim.scenarios`` keys) of the attracting limit cycle of the OA flow (issue 28 part 4): an
+#: oscillation that is structurally stable, unlike the case-4 centre of scenario ``oscillation``; from uniform
+#: starts and from near-plane starts (``offplane``).
+LIMIT_CYCLE = ("limit_cycle", "limit_cycle_plane")
 PLAN_COLUMNS = ["study", "scenario", "expect", "model", "d", "seed", "beta", "horizon", "n_tokens", "n_samples"]
 RESULT_COLUMNS = ["regime", "r_final", "r_min", "r_max", "r_mean", "rate", "period", "cluster_shape",
                   "mean_token_norm", "majority", "tau", "budget_factor", "rate_theory", "rate_rel_err",
-                  "r_change_last_quarter", "settled"]
+                  "r_change_last_quarter"]
 
 
 def saddle_node_pair(a: float, s: float, delta: float, rest_A: float, rest_V: float, horizon: float) -> dict:
@@ -103,8 +107,8 @@ def plane_rotation_rate(A2, V2, beta: float, model: str, shape: str = "single", 
 
 def settle_horizons(dim: dict, scenarios: dict) -> dict:
     """{(scenario, d): horizon} from config ``persistence.dimension.settle_horizon`` (a list of {scenario, d,
-    horizon}): dimension runs whose r(t) needs longer than the scenario's horizon to settle (persistence.csv
-    ``settled`` false) integrate for this horizon instead. Each entry is checked: a scenario of
+    horizon}): dimension runs whose r(t) needs longer than the scenario's horizon to settle (``undetermined`` at
+    the scenario's horizon and budget) integrate for this horizon instead. Each entry is checked: a scenario of
     ``dimension.scenarios`` and a horizon above the scenario's (a shorter one would shorten the run)."""
     out = {}
     for e in _checked_settle_entries(dim, scenarios, "persistence.dimension"):
@@ -215,7 +219,7 @@ def n_chunks(cfg: dict, scenarios: dict, seed: int) -> int:
 
 #: The keys of a scenario that a run reads (:func:`lsadyn.paper.persistence.runs.run_matrices`, the rotation rate's
 #: theory); its horizon and expectation reach the runs through the plan's columns.
-RUN_SCENARIO_KEYS = ("A", "V", "rest_A", "rest_V", "noise")
+RUN_SCENARIO_KEYS = ("A", "V", "rest_A", "rest_V", "noise", "offplane")
 
 
 def chunk_jobs(cfg: dict, scenarios: dict, seed: int) -> list:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ...batch import batch_structure, regime_batch
 from ...sampling import uniform_sphere
-from ..highdim.plan import embed_scenario
+from ..highdim.plan import embed_scenario, start_tokens
 from .plan import plane_rotation_rate
 
 
@@ -29,7 +29,8 @@ def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float,
     """Integrate and decide the runs (rows of :func:`lsadyn.paper.persistence.plan.run_plan`), batch by batch;
     returns the rows with :data:`~lsadyn.paper.persistence.plan.RESULT_COLUMNS`; ``n_samples``: output times per
     horizon where the runs carry no ``n_samples`` column (the plan's column: a lengthened run keeps the sample
-    spacing). Tokens: ``uniform_sphere(n, d, seed)`` (same seed, same tokens for every scenario and model). The plan's batches that share model, d, n, horizon and samples (e.g. the β of the
+    spacing). Tokens: ``uniform_sphere(n, d, seed)`` (same seed, same tokens for every scenario and model), moved
+    near the plane for a scenario with ``offplane`` (:func:`lsadyn.paper.highdim.plan.start_tokens`). The plan's batches that share model, d, n, horizon and samples (e.g. the β of the
     ``beta`` study) and the structure of A and V (:func:`lsadyn.batch.batch_structure`) are integrated as one
     batch: each run's numbers are those of its own batch, at less per-step overhead. ``progress(done, total)``
     after each integrated batch."""
@@ -40,7 +41,8 @@ def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float,
         AV = [run_matrices(r, scenarios) for _, r in g.iterrows()]
         A = np.stack([a for a, _ in AV])
         V = np.stack([v for _, v in AV])
-        X0 = np.stack([uniform_sphere(int(r.n_tokens), int(r.d), int(r.seed)) for r in g.itertuples()])
+        X0 = np.stack([start_tokens(uniform_sphere(int(r.n_tokens), int(r.d), int(r.seed)), scenarios.get(r.scenario, {}))
+                       for r in g.itertuples()])  # uniform, or near the plane (scenario key offplane)
         first = g.iloc[0]
         samples = int(first.n_samples) if "n_samples" in g else n_samples  # a lengthened run keeps the spacing
         key = (first.model, int(first.d), int(first.n_tokens), float(first.horizon), samples,
@@ -64,7 +66,7 @@ def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float,
                        mean_token_norm=b.mean_token_norm, majority=b.majority, tau=b.tau,
                        budget_factor=b.result.details.get("budget_factor", np.nan), rate_theory=theory,
                        rate_rel_err=abs(rate / abs(theory) - 1) if np.isfinite(theory) and theory else np.nan,
-                       r_change_last_quarter=b.r_change_last_quarter, settled=b.settled)
+                       r_change_last_quarter=b.r_change_last_quarter)
             recs[i] = rec
         done += len(g)
         if progress is not None:
