@@ -19,6 +19,7 @@ FIGURE_TABLE = {
     "fig_robustness": (dict(table="results/tables/robustness.csv"), "Beyond the paper", {}),
     "fig_persistence": (dict(table="results/tables/persistence.csv"), "High dimension", {}),
     "fig_continuation": (dict(table="results/tables/continuation.csv", case3="results/sim/case3.csv", case4="results/sim/case4.csv", bifurcation="results/sim/bifurcation.csv"), "Beyond the paper", {}),
+    "fig_atlas": (dict(atlas="results/tables/atlas.csv", invariants="results/tables/atlas_invariants.csv", phase="results/tables/atlas_phase.csv"), "Beyond the paper", dict(r_threshold=config["atlas"]["phase"]["r_threshold"])),
 }
 # fmt: on
 FIGURES = list(FIGURE_TABLE)

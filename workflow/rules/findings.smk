@@ -12,6 +12,7 @@ rule findings:
         persistence="results/tables/persistence.csv",
         offmanifold="results/tables/offmanifold.csv",
         continuation="results/tables/continuation.csv",
+        atlas="results/tables/atlas.csv",
         legend="workflow/report/claims_legend.md",
         lib=lib_inputs("workflow/scripts/findings.py"),
     output:

@@ -35,6 +35,10 @@ rule claims_table:
         robustness="results/tables/robustness.csv",
         persistence="results/tables/persistence.csv",
         continuation="results/tables/continuation.csv",
+        atlas="results/tables/atlas.csv",
+        atlas_invariants="results/tables/atlas_invariants.csv",
+        atlas_phase="results/tables/atlas_phase.csv",
+        atlas_d2=expand("results/atlas/d2_{chunk}.csv", chunk=range(len(ATLAS_JOBS["d2"]))),
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
         report(
@@ -56,5 +60,6 @@ rule claims_table:
         eps_small=config["stability"]["eps_small"],
         continuation=config["continuation"],
         beta=config["beta"],
+        atlas_r_threshold=config["atlas"]["phase"]["r_threshold"],
     script:
         "../scripts/claims_table.py"
