@@ -33,9 +33,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from lsadyn.api import predict_regime_batch  # noqa: E402
-from lsadyn.ensembles import weight_pairs  # noqa: E402
-from lsadyn.paper.atlas.runs import run_d2  # noqa: E402
+from lsadyn.api import predict_regime_batch
+from lsadyn.ensembles import weight_pairs
+from lsadyn.paper.atlas.runs import run_d2
 
 TARGET_S = 60.0
 SEED = (12345, 0, 2)
