@@ -42,11 +42,19 @@ rule atlas_table:
     the phase diagrams (atlas_phase.csv), with 95 % Wilson intervals."""
     input:
         d2=expand("results/atlas/d2_{chunk}.csv", chunk=range(len(ATLAS_JOBS["d2"]))),
-        tokens=expand("results/atlas/tokens_{chunk}.csv", chunk=range(len(ATLAS_JOBS["tokens"]))),
-        phase=expand("results/atlas/phase_{chunk}.csv", chunk=range(len(ATLAS_JOBS["phase"]))),
+        tokens=expand(
+            "results/atlas/tokens_{chunk}.csv", chunk=range(len(ATLAS_JOBS["tokens"]))
+        ),
+        phase=expand(
+            "results/atlas/phase_{chunk}.csv", chunk=range(len(ATLAS_JOBS["phase"]))
+        ),
         lib=lib_inputs("workflow/scripts/atlas_table.py"),
     output:
-        atlas=report("results/tables/atlas.csv", caption="../report/atlas.rst", category="Beyond the paper"),
+        atlas=report(
+            "results/tables/atlas.csv",
+            caption="../report/atlas.rst",
+            category="Beyond the paper",
+        ),
         invariants="results/tables/atlas_invariants.csv",
         phase="results/tables/atlas_phase.csv",
     log:

@@ -38,7 +38,9 @@ rule claims_table:
         atlas="results/tables/atlas.csv",
         atlas_invariants="results/tables/atlas_invariants.csv",
         atlas_phase="results/tables/atlas_phase.csv",
-        atlas_d2=expand("results/atlas/d2_{chunk}.csv", chunk=range(len(ATLAS_JOBS["d2"]))),
+        atlas_d2=expand(
+            "results/atlas/d2_{chunk}.csv", chunk=range(len(ATLAS_JOBS["d2"]))
+        ),
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
         report(
