@@ -194,3 +194,30 @@ def test_summaries_count_every_label_and_locate_the_limit_cycles():
     assert "disc V < 0 (complex eigenvalues of V): 1.000" in rows["C12b-gaussian-d2"]["note"]
     assert not rows["C12c-gaussian-lsa-d3"]["pass"]  # 1 of 4 undetermined > 5 %
     assert rows["C12d-gaussian-sa-d2"]["n_agree"] == 1 and all(r["informational"] for r in rows.values())
+
+
+def test_d2_rows_do_not_depend_on_the_chunking():
+    from lsadyn.paper.atlas.runs import run_d2
+
+    cfg = {**CFG, "d2": {**CFG["d2"], "n_samples": 6, "ensembles": ["goe"]}}
+    one = run_d2(chunk_jobs({**cfg, "d2": {**cfg["d2"], "chunks": 1}}, 3)["d2"][0])
+    parts = [run_d2(j) for j in chunk_jobs({**cfg, "d2": {**cfg["d2"], "chunks": 3}}, 3)["d2"]]
+    pd.testing.assert_frame_equal(one, pd.concat(parts, ignore_index=True))
+    assert list(one["sample"]) == list(range(6))
+    A, _ = weight_pairs("goe", 2, 6, (3 + 2900, ENSEMBLES.index("goe"), 2))
+    np.testing.assert_allclose(one["trA"], np.trace(A, axis1=1, axis2=2))
+    np.testing.assert_allclose(one["detA"], np.linalg.det(A))
+
+
+def test_phase_rows_follow_the_runs_and_betas():
+    from lsadyn.paper.atlas.runs import run_phase
+
+    job = chunk_jobs(CFG, 5)["phase"][0]
+    rows = run_phase(job)
+    g = job["groups"][0]
+    assert len(rows) == len(job["groups"]) * 3 * 2 * 3  # runs x betas x times
+    A, V = weight_pairs(g["ensemble"], g["d"], 3, tuple(g["seed"]))
+    X0 = uniform_sphere(8, g["d"], g["token_seed"] + 1)[None]
+    r, _ = clustering_over_time(g["model"], A[1:2], V[1:2], 9.0, X0, phase_times(job), 0.1)
+    sel = rows[(rows.model == g["model"]) & (rows.d == g["d"]) & (rows.beta == 9.0) & (rows.run == 1)]
+    np.testing.assert_allclose(sel["r"], r[0], rtol=1e-9)
