@@ -1,7 +1,7 @@
 """Runs of the atlas stage: one job's entry of :func:`lsadyn.paper.atlas.plan.chunk_jobs` into rows, one per run.
 
 * :func:`run_d2`: the OA regime (:func:`lsadyn.predict_regime_batch`, the compiled batch) of each weight pair of the
-  job's slices, with its invariants tr A, det A, disc A, tr V, det V, disc V (disc M = (tr M)² − 4 det M);
+  job's slices (``failed``: the integrator failed on it, labelled ``undetermined``), with its invariants tr A, det A, disc A, tr V, det V, disc V (disc M = (tr M)² − 4 det M);
 * :func:`run_tokens`: the decided regime of each token run (:func:`lsadyn.batch.regime_batch`), one batch per group;
 * :func:`run_phase`: per run and layer time, r(t) and the fraction of clustered pairs
   (:func:`lsadyn.phase_diagram.clustering_over_time`), every β of a group in one stack.
@@ -16,11 +16,14 @@ from ...api import oa_start_points, predict_regime_batch
 from ...batch import regime_batch
 from ...ensembles import weight_pairs
 from ...phase_diagram import clustering_over_time
+from ...regimes.classify import RegimeResult
 from ...sampling import uniform_sphere
 from .plan import phase_times
 
 D2_COLUMNS = ["ensemble", "sample", "trA", "detA", "discA", "trV", "detV", "discV", "regime", "abs_R2",
-              "budget_factor"]
+              "budget_factor", "failed"]
+#: d = 2 samples per call of predict_regime_batch (results do not depend on it: every point is integrated alone)
+D2_BATCH = 2000
 TOKEN_COLUMNS = ["ensemble", "model", "d", "n_tokens", "sample", "beta", "regime", "settled", "cluster_shape",
                  "budget_factor"]
 PHASE_COLUMNS = ["ensemble", "model", "d", "n_tokens", "beta", "run", "t", "r", "pairs"]
@@ -33,6 +36,32 @@ def invariants(M) -> dict:
     return {"tr": tr, "det": det, "disc": tr * tr - 4 * det}
 
 
+def _oa_regimes(A, V, job, starts):
+    """(results, failed) of predict_regime_batch over A, V in batches of :data:`D2_BATCH`. A batch whose
+    integration fails (the compiled integrator's FloatingPointError) is redone point by point; a point that fails
+    alone is labelled ``undetermined`` with ``failed`` True (counted, never guessed)."""
+    kw = {"horizon": float(job["horizon"]), "n_samples": int(job["n_times"]), "starts": starts,
+          "budget": float(job["budget_factor"])}
+    beta = float(job["beta"])
+    res, failed = [], []
+    for lo in range(0, len(A), D2_BATCH):
+        a, v = A[lo:lo + D2_BATCH], V[lo:lo + D2_BATCH]
+        try:
+            res += predict_regime_batch(a, v, beta, **kw)
+            failed += [False] * len(a)
+            continue
+        except FloatingPointError:
+            pass
+        for i in range(len(a)):
+            try:
+                res += predict_regime_batch(a[i:i + 1], v[i:i + 1], beta, **kw)
+                failed.append(False)
+            except FloatingPointError as err:
+                res.append(RegimeResult("undetermined", np.nan, np.nan, np.nan, "oa", {"error": str(err)}))
+                failed.append(True)
+    return res, failed
+
+
 def run_d2(job: dict, progress=None) -> pd.DataFrame:
     """Rows :data:`D2_COLUMNS` of the job's slices (sample = index in the ensemble's whole draw)."""
     parts = []
@@ -41,14 +70,13 @@ def run_d2(job: dict, progress=None) -> pd.DataFrame:
         A, V = weight_pairs(sl["ensemble"], 2, int(sl["n_total"]), tuple(sl["seed"]))
         a, b = int(sl["start"]), int(sl["stop"])
         A, V = A[a:b], V[a:b]
-        res = predict_regime_batch(A, V, float(job["beta"]), horizon=float(job["horizon"]),
-                                   n_samples=int(job["n_times"]), starts=starts, budget=float(job["budget_factor"]))
+        res, failed = _oa_regimes(A, V, job, starts)
         ia, iv = invariants(A), invariants(V)
         parts.append(pd.DataFrame({
             "ensemble": sl["ensemble"], "sample": np.arange(a, b), "trA": ia["tr"], "detA": ia["det"],
             "discA": ia["disc"], "trV": iv["tr"], "detV": iv["det"], "discV": iv["disc"],
             "regime": [r.regime for r in res], "abs_R2": [r.abs_R2 for r in res],
-            "budget_factor": [r.details.get("budget_factor", np.nan) for r in res]}))
+            "budget_factor": [r.details.get("budget_factor", np.nan) for r in res], "failed": failed}))
         if progress is not None:
             progress(sl["ensemble"], b - a)
     return pd.concat(parts, ignore_index=True)[D2_COLUMNS]

@@ -124,9 +124,12 @@ def claim_rows(atlas: pd.DataFrame, invariants: pd.DataFrame, phase: pd.DataFram
     rows = []
     ev = "atlas"
     for (ens, beta), g in atlas[atlas["method"] == "oa"].groupby(["ensemble", "beta"], sort=False):
+        e2 = d2[d2["ensemble"] == ens]
+        n_failed = int(e2["failed"].astype(str).str.lower().eq("true").sum()) if "failed" in e2 else 0
         rows.append(_decided_row(f"C12a-{ens}-d2", f"Random weights ({ens}), d = 2 LSA by OA from near-uniform "
                                  f"starts at beta = {beta:g}: every sample's regime decided within the budget (at "
-                                 f"most {max_undetermined:g} undetermined)", "oa", g, max_undetermined, ev))
+                                 f"most {max_undetermined:g} undetermined)", "oa", g, max_undetermined, ev,
+                                 f" ({n_failed} of them: the OA integration failed)" if n_failed else ""))
         w = where_oscillating(d2[d2["ensemble"] == ens])
         inv = invariants[(invariants["ensemble"] == ens) & (invariants["n_oscillate"] > 0)]
         top = inv.sort_values("fraction", ascending=False).groupby("invariant", sort=False).head(1)
