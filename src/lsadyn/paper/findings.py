@@ -492,7 +492,7 @@ def _found_atlas(g, tables):
         oa = at[(at.method == "oa") & (at["count"] > 0)]
         for ens, e in oa.groupby("ensemble", sort=False):
             top = e.sort_values("fraction", ascending=False)
-            parts.append(f"d = 2 OA, {ens} weights ({int(e.n_samples.iloc[0])} samples): " + ", ".join(
+            parts.append(f"by OA in d = 2, {ens} weights ({int(e.n_samples.iloc[0])} samples): " + ", ".join(
                 f"{r.regime} {100 * r.fraction:.1f} % [{100 * r.ci_low:.1f}, {100 * r.ci_high:.1f}]"
                 for r in top.itertuples()))
     if len(r := _pick(g, r"C12b-.*")):
