@@ -64,11 +64,10 @@ for k, ens in enumerate(ensembles):
            label=f"{ens} (n = {int(e.n_samples.iloc[0])})")
     ax.errorbar(x[keep], f[keep], yerr=err[:, keep], fmt="none", ecolor="k", elinewidth=0.6, capsize=1.5)
 ax.set_yscale("log")
-ax.set_ylim(top=8)  # room for the legend above the bars
 ax.set_xticks(np.arange(len(LABELS)), [REGIME_STYLE[r]["short"] for r in LABELS], rotation=35, ha="right")
 ax.set_ylabel("fraction")
-ax.set_title(f"d = 2, OA (β = {oa.beta.iloc[0]:g})", fontsize=7)
-ax.legend(fontsize=5, loc="upper center", ncol=2, handlelength=1, columnspacing=0.6)
+n_oa = "/".join(str(int(oa[oa.ensemble == e].n_samples.iloc[0])) for e in ensembles)
+ax.set_title(f"d = 2, OA (β = {oa.beta.iloc[0]:g}), {n_oa} per ensemble", fontsize=6)  # colours: legend of (b)
 panel_letter(ax, next(letters), x=-0.28, y=1.1)
 
 # %% (b-d) where the limit cycles live
