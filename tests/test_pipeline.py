@@ -185,7 +185,7 @@ def test_partial_rerun_after_editing_a_figure_notebook(built_copy):
 @pytest.mark.parametrize(
     "module,expected",
     [
-        ("paper/plotting.py", sorted(["all", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
+        ("paper/plotting.py", sorted(["all", "fig_atlas", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
                                       "fig_continuation", "fig_highdim", "fig_offmanifold", "fig_persistence", "fig_robustness",
                                       "fig_stability"]
                                      + [f"movie[{m}]" for m in MOVIES])),

@@ -56,8 +56,8 @@ CLAIM_ROWS = {
     "C11": (("Not done: the paper samples (A, V) on grids; here the OA flow's bifurcation curves are continued and "
              "checked."),
             ("fig_continuation",)),
-    "C12": (("Not studied: the paper shows that each regime exists for chosen A, V; here how common each is for random "
-             "weights (Gaussian, GOE, Wigner), and where clustering sets in over (beta, t) for softmax."), ("fig_atlas",)),
+    "C12": (("Not studied: the paper shows each regime for chosen A, V; here how common each is for random weights, "
+             "and softmax clustering over (β, t)."), ("fig_atlas",)),
     "C1b-offmanifold": (("Not studied: claims 1–2 hold on the OA manifold; here tokens start off it, about an OA "
                         "interior point."), ("fig_offmanifold",)),
 }
