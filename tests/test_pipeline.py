@@ -18,7 +18,8 @@ import pytest
 from conftest import QUICK, ROOT, checkout_env, copy_repo, smk
 
 TABLES = ["regimes.csv", "agreement.csv", "disagreements.csv", "claims.csv", "bifurcation_fit.csv", "stability.csv",
-          "highdim.csv", "offmanifold.csv", "robustness.csv", "persistence.csv", "continuation.csv"]
+          "highdim.csv", "offmanifold.csv", "robustness.csv", "persistence.csv", "continuation.csv",
+          "atlas.csv", "atlas_invariants.csv", "atlas_phase.csv"]
 MOVIES = ["cluster_converge", "cluster_rotate", "interior_converge", "oscillate"]
 
 
@@ -119,7 +120,7 @@ def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
     for t in TABLES:
         assert (built / "results/tables" / t).stat().st_size > 0
     for fig in ["fig_case1", "fig_case2", "fig_case3", "fig_case4", "fig_bifurcation", "fig_stability", "fig_highdim",
-                "fig_offmanifold", "fig_persistence", "fig_continuation"]:
+                "fig_offmanifold", "fig_persistence", "fig_continuation", "fig_atlas"]:
         assert (built / f"paper_figures/{fig}.pdf").stat().st_size > 1000
         assert (built / f"paper_figures/{fig}.png").stat().st_size > 1000
     assert planned_jobs(built) == []
@@ -143,7 +144,8 @@ def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
     for cid in ["C1a-oa", "C1a-tokens", "C1b-ws", "C1c-hurwitz", "C1c-centre", "C2a-oa", "C2b-tokens", "C3a",
                 "C3a-commuting", "C3b", "C4a-oscillate", "C4b", "C4c", "C5a", "C5b", "C5c", "C6a-sym_pos_def",
                 "C6b-lambda_max_pos", "C7-lsa", "C7-shape-usa", "C7-rotation-lsa", "C7-oscillation-usa", "C9-lsa",
-                "C10-usa-rotation", "C11a-case3", "C11b-saddle_node", "C11c-case4"]:
+                "C10-usa-rotation", "C11a-case3", "C11b-saddle_node", "C11c-case4", "C12a-gaussian-d2",
+                "C12b-goe-d2", "C12c-gaussian-usa-d3", "C12d-gaussian-sa-d2"]:
         assert f"\n{cid}," in claims
 
 
@@ -183,7 +185,7 @@ def test_partial_rerun_after_editing_a_figure_notebook(built_copy):
 @pytest.mark.parametrize(
     "module,expected",
     [
-        ("paper/plotting.py", sorted(["all", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
+        ("paper/plotting.py", sorted(["all", "fig_atlas", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
                                       "fig_continuation", "fig_highdim", "fig_offmanifold", "fig_persistence", "fig_robustness",
                                       "fig_stability"]
                                      + [f"movie[{m}]" for m in MOVIES])),

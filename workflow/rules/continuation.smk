@@ -5,7 +5,8 @@
 
 rule continuation:
     """Equilibria, folds, Hopf points, circle transcritical points, rotating clusters, interior limit cycles and
-    cycle folds of each plane, continued by lsadyn.continuation (results/tables/continuation.csv)."""
+    cycle folds of each plane, continued by lsadyn.continuation (results/tables/continuation.csv).
+    """
     input:
         lib=lib_inputs("workflow/scripts/continuation_run.py"),
     output:

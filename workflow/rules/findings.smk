@@ -14,6 +14,7 @@ rule findings:
         continuation="results/tables/continuation.csv",
         usa_oscillation="results/tables/usa_oscillation.csv",
         usa_oscillation_growth="results/tables/usa_oscillation_growth.csv",
+        atlas="results/tables/atlas.csv",
         legend="workflow/report/claims_legend.md",
         lib=lib_inputs("workflow/scripts/findings.py"),
     output:

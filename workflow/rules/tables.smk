@@ -37,6 +37,12 @@ rule claims_table:
         continuation="results/tables/continuation.csv",
         usa_oscillation="results/tables/usa_oscillation.csv",
         usa_oscillation_growth="results/tables/usa_oscillation_growth.csv",
+        atlas="results/tables/atlas.csv",
+        atlas_invariants="results/tables/atlas_invariants.csv",
+        atlas_phase="results/tables/atlas_phase.csv",
+        atlas_d2=expand(
+            "results/atlas/d2_{chunk}.csv", chunk=range(len(ATLAS_JOBS["d2"]))
+        ),
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
         report(
@@ -59,5 +65,6 @@ rule claims_table:
         continuation=config["continuation"],
         beta=config["beta"],
         usa_exit_abs_z1=config["usa_oscillation"]["exit_abs_z1"],
+        atlas_r_threshold=config["atlas"]["phase"]["r_threshold"],
     script:
         "../scripts/claims_table.py"

@@ -2,8 +2,10 @@
 
 from pathlib import Path
 
+import pandas as pd
 from lsadyn_workflow.io import load_arrays, load_table, setup_log, write_csv
 
+from lsadyn.paper.atlas.summary import claim_rows as atlas_claim_rows
 from lsadyn.paper.claims import (
                                  claims_2d,
                                  claims_highdim,
@@ -35,6 +37,11 @@ rows += continuation_claim_rows(load_table(sm.input.continuation, "continuation"
 rows += usa_oscillation_claim_rows(load_table(sm.input.usa_oscillation, "usa_oscillation_run"),
                                    load_table(sm.input.usa_oscillation_growth, "usa_oscillation_growth"),
                                    sm.params.usa_exit_abs_z1)
+# the atlas (C12): its tables and the d = 2 rows (where the limit cycles live)
+atlas_d2 = pd.concat([load_table(p, "atlas_d2") for p in sm.input.atlas_d2], ignore_index=True)
+rows += atlas_claim_rows(load_table(sm.input.atlas, "atlas"), load_table(sm.input.atlas_invariants, "atlas_invariants"),
+                         load_table(sm.input.atlas_phase, "atlas_phase_table"), atlas_d2, sm.params.max_undetermined,
+                         sm.params.atlas_r_threshold)
 table = claims_table(rows)
 log.info("claims: %d rows, %d passing", len(table), int((table["pass"] == True).sum()))  # noqa: E712
 write_csv(table, sm.output[0])

@@ -59,6 +59,8 @@ CLAIM_ROWS = {
                            ("fig_usa_oscillation",)),
     "C7-limitcycle": (("Not tested: the paper's d = 100 oscillation is the case-4 centre; here an attracting OA limit "
                        "cycle is embedded, from uniform and near-plane starts."), ("fig_highdim", "fig_persistence")),
+    "C12": (("Not studied: the paper shows each regime for chosen A, V; here how common each is for random weights, "
+             "and softmax clustering over (β, t)."), ("fig_atlas",)),
     "C1b-offmanifold": (("Not studied: claims 1–2 hold on the OA manifold; here tokens start off it, about an OA "
                         "interior point."), ("fig_offmanifold",)),
 }

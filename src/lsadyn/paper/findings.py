@@ -518,6 +518,26 @@ def _found_continuation(g, tables):
     return "; ".join(parts) or _found_generic(g, tables)
 
 
+def _found_atlas(g, tables):
+    """C12: the d = 2 OA fractions of the first ensemble, where the limit cycles are, and the token and phase rows."""
+    at = tables.get("atlas")
+    parts = []
+    if at is not None and len(at):
+        oa = at[(at.method == "oa") & (at["count"] > 0)]
+        for ens, e in oa.groupby("ensemble", sort=False):
+            top = e.sort_values("fraction", ascending=False)
+            parts.append(f"by OA in d = 2, {ens} weights ({int(e.n_samples.iloc[0])} samples): " + ", ".join(
+                f"{r.regime} {100 * r.fraction:.1f} % [{100 * r.ci_low:.1f}, {100 * r.ci_high:.1f}]"
+                for r in top.itertuples()))
+    if len(r := _pick(g, r"C12b-.*")):
+        parts.append(f"limit cycles in {_passing_of(r)} ensembles ({_of(r)} samples oscillate; where: C12b)")
+    if len(r := _pick(g, r"C12c-.*")):
+        parts.append(f"token runs at d > 2 decided in {_of(r)} runs (C12c)")
+    if len(r := _pick(g, r"C12d-.*")):
+        parts.append(f"softmax phase diagrams: {_of(r)} runs clustered at the last layer time (C12d)")
+    return "; ".join(parts) or _found_generic(g, tables)
+
+
 def _found_generic(g, tables):
     decided, info = g[~g.informational], g[g.informational]
     parts = [f"{_passing_of(decided)} checks pass ({_of(decided)} runs agree)"] if len(decided) else []
@@ -568,7 +588,7 @@ def _found_usa_oscillation(g, tables):
 #: key -> the sentence of its first-screen row, from the claims rows and the results tables.
 FOUND = {"C1": _found_cases12, "C2": _found_cases12, "C3": _found_case3, "C4": _found_case4, "C5": _found_bifurcation,
          "C6": _found_stability, "C7": _found_highdim, "C8": _found_robustness, "C9": _found_random,
-         "C10": _found_beta, "C11": _found_continuation, "C1b-offmanifold": _found_offmanifold,
+         "C10": _found_beta, "C11": _found_continuation, "C12": _found_atlas, "C1b-offmanifold": _found_offmanifold,
          "C7-usa-oscillation": _found_usa_oscillation,
          "C7-limitcycle": _found_limit_cycle}
 

@@ -392,6 +392,25 @@ TABLES = {
     "any": TableSpec(),
 }
 
+# the atlas stage (lsadyn.paper.atlas): its jobs' rows and its tables
+TABLES.update({
+    "atlas_d2": TableSpec(numeric=("trA", "detA", "discA", "trV", "detV", "discV", "abs_R2", "budget_factor"),
+                          finite=("trA", "detA", "discA", "trV", "detV", "discV"), text=("ensemble",),
+                          labels=("regime",), integer=("sample",)),
+    "atlas_tokens": TableSpec(numeric=("beta", "budget_factor"), finite=("beta",),
+                              text=("ensemble", "model", "cluster_shape"), labels=("regime",),
+                              integer=("d", "n_tokens", "sample"), boolean=("settled",)),
+    "atlas_phase": TableSpec(numeric=("beta", "t", "r", "pairs"), finite=("beta", "t", "r", "pairs"),
+                             text=("ensemble", "model"), integer=("d", "n_tokens", "run")),
+    "atlas": TableSpec(numeric=("beta", "fraction", "ci_low", "ci_high"), finite=("beta", "fraction"),
+                       text=("ensemble", "model", "method"), labels=("regime",), integer=("d", "count", "n_samples")),
+    "atlas_invariants": TableSpec(numeric=("lo", "hi", "fraction", "ci_low", "ci_high", "share"),
+                                  text=("ensemble", "invariant"), integer=("bin", "n_samples", "n_oscillate")),
+    "atlas_phase_table": TableSpec(numeric=("beta", "t", "fraction", "ci_low", "ci_high", "mean_pairs"),
+                                   finite=("beta", "t", "fraction"), text=("ensemble", "model"),
+                                   integer=("d", "n_tokens", "n_runs", "n_clustered")),
+})
+
 
 def _labels():
     from lsadyn.regimes.classify import LABELS
