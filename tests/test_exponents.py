@@ -93,7 +93,7 @@ def test_vectorised_benettin_equals_the_reference_path(model):
     rng = np.random.default_rng(5)
     X = rng.standard_normal((5, 3))
     p = attention(rng.standard_normal((3, 3)) / 2, rng.standard_normal((3, 3)) / 2, 1.0)
-    kw = dict(m=3, t_transient=0.5, t_measure=2.0, dt=0.05, renorm=4, seed=3)
+    kw = {"m": 3, "t_transient": 0.5, "t_measure": 2.0, "dt": 0.05, "renorm": 4, "seed": 3}
     fast = lyapunov_spectrum(model, X, p, **kw)
     ref = lyapunov_spectrum(model, X, p, reference=True, **kw)
     assert np.abs(fast - ref).max() < 1e-10

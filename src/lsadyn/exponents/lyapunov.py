@@ -97,8 +97,8 @@ def lyapunov_spectrum(model: str, X0, p: Attention, *, m: int = 1, t_transient: 
             fx, fw = field_and_jvp(model, Xs, Ws, p)
         return np.concatenate([fx.ravel(), fw.ravel()])
 
-    n_tr = int(round(t_transient / dt / renorm))
-    n_me = max(1, int(round(t_measure / dt / renorm)))
+    n_tr = round(t_transient / dt / renorm)
+    n_me = max(1, round(t_measure / dt / renorm))
     acc = np.zeros(m)
     for block in range(n_tr + n_me):
         for _ in range(renorm):
