@@ -8,11 +8,15 @@ tokens and vectors (matrix products only). With :math:`P^\perp_x y = y - \langle
     \delta f_k = \delta y_k - (\langle\delta x_k, y_k\rangle + \langle x_k, \delta y_k\rangle)\,x_k
                  - \langle x_k, y_k\rangle\,\delta x_k,
 
-* LSA: :math:`Y = X G`, :math:`G = \frac\beta n A X^\top X V^\top`,
-  :math:`\delta Y = \delta X\,G + X\,\frac\beta n A(\delta X^\top X + X^\top\delta X)V^\top`;
-* USA: :math:`Y = \frac1n K X V^\top`, :math:`K_{kj} = e^{\beta\langle x_k, A x_j\rangle}`,
-  :math:`\delta K = K\odot\beta(\delta X A X^\top + X A\,\delta X^\top)`,
-  :math:`\delta Y = \frac1n(\delta K\,X V^\top + K\,\delta X V^\top)`.
+with :math:`Y = \frac1n K X V^\top`, :math:`\Lambda = \beta X A X^\top` (n, n) the logits and
+:math:`\delta\Lambda = \beta(\delta X A X^\top + X A\,\delta X^\top)`:
+
+* LSA: :math:`K = \Lambda`, :math:`\delta K = \delta\Lambda`;   USA: :math:`K = e^{\Lambda}` (entry-wise),
+  :math:`\delta K = K\odot\delta\Lambda`;
+* :math:`\delta Y = \frac1n(\delta K\,X V^\top + K\,\delta X V^\top)`.
+
+Cost O(m (n² d + n d²)) per call: the token runs here have few tokens (n ≲ 100), where the n × n form is cheaper
+than the O(n d²) moment form of LSA's field (whose tangent map would need m d × d products with A and V).
 
 :func:`jvp_reference` is the plain reference (an explicit loop over token pairs); :func:`jvp_fd` the central
 finite difference :math:`(f(X + hW) - f(X - hW)) / 2h` of the library field (h = 1e-6 by default), both for tests.
@@ -35,25 +39,19 @@ def _project(X, Y, dX, dY):
 
 def field_and_jvp(model: str, X: np.ndarray, W: np.ndarray, p: Attention):
     """(f(X) (n, d), Df(X)[W] (m, n, d)) for ``model`` in {'lsa', 'usa'}; W (m, n, d)."""
-    n = X.shape[0]
-    if model == "lsa":
-        b = p.beta / n
-        M = X.T @ X
-        G = b * p.A @ M @ p.V.T
-        Y = X @ G
-        dM = np.einsum("mkd,ke->mde", W, X)
-        dM = dM + np.swapaxes(dM, 1, 2)
-        dG = b * p.A @ dM @ p.V.T
-        dY = W @ G + X @ dG
-    elif model == "usa":
-        AX = X @ p.A.T  # rows A x_j
-        K = np.exp(p.beta * (X @ AX.T))  # K[k, j] = exp(β <x_k, A x_j>)
-        XV = X @ p.V.T
-        Y = K @ XV / n
-        dL = p.beta * (np.einsum("mkd,jd->mkj", W, AX) + np.einsum("kd,mjd->mkj", X @ p.A, W))
-        dY = ((K * dL) @ XV + K @ (W @ p.V.T)) / n
-    else:
+    if model not in MODELS:
         raise ValueError(f"model: the tangent map knows {MODELS}, not {model!r}")
+    n = X.shape[0]
+    XA = X if p.A_is_identity else X @ p.A  # rows x_k^T A
+    XV = X if p.V_is_identity else X @ p.V.T  # rows (V x_j)^T
+    K = p.beta * (XA @ X.T)  # logits β<x_k, A x_j>
+    WA = W if p.A_is_identity else W @ p.A
+    dK = p.beta * (WA @ X.T + XA @ np.swapaxes(W, 1, 2))  # (m, n, n)
+    if model == "usa":
+        K = np.exp(K)
+        dK *= K
+    Y = K @ XV / n
+    dY = (dK @ XV + K @ (W if p.V_is_identity else W @ p.V.T)) / n
     return _project(X, Y, W, dY)
 
 
