@@ -67,6 +67,7 @@ include: "workflow/rules/offmanifold.smk"
 include: "workflow/rules/robustness.smk"
 include: "workflow/rules/persistence.smk"
 include: "workflow/rules/continuation.smk"
+include: "workflow/rules/exponents.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/findings.smk"
@@ -86,6 +87,8 @@ rule all:
         "results/tables/robustness.csv",
         "results/tables/persistence.csv",
         "results/tables/continuation.csv",
+        "results/tables/exponents.csv",
+        "results/tables/basins.csv",
         expand("paper_figures/{fig}.{ext}", fig=FIGURES, ext=["pdf", "png"]),
         expand("paper_figures/movies/{movie}_d{dim}.gif", movie=MOVIES, dim=MOVIE_DIMS),
 

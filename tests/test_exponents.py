@@ -67,6 +67,8 @@ def test_attractors_and_their_leading_exponents():
     assert np.isnan(leading_exponent(*BISTABLE, "cluster_converge"))  # which one: not known without starts
     lam = leading_exponent(*BISTABLE, "cluster_converge", starts=oa_start_points())
     assert lam in [a.exponent for a in two]
+    near = [leading_exponent(*BISTABLE, "cluster_converge", starts=[0.99 * a.R2]) for a in two]
+    assert near == [a.exponent for a in two]  # a start next to an attractor reaches it
 
 
 @pytest.mark.parametrize("model", ["lsa", "usa"])

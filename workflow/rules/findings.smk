@@ -12,6 +12,8 @@ rule findings:
         persistence="results/tables/persistence.csv",
         offmanifold="results/tables/offmanifold.csv",
         continuation="results/tables/continuation.csv",
+        exponents="results/tables/exponents.csv",
+        basins="results/tables/basins.csv",
         legend="workflow/report/claims_legend.md",
         lib=lib_inputs("workflow/scripts/findings.py"),
     output:

@@ -35,6 +35,10 @@ rule claims_table:
         robustness="results/tables/robustness.csv",
         persistence="results/tables/persistence.csv",
         continuation="results/tables/continuation.csv",
+        exponents="results/tables/exponents.csv",
+        floquet="results/tables/floquet.csv",
+        basins="results/tables/basins.csv",
+        regimes="results/tables/regimes.csv",
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
         report(
@@ -55,6 +59,7 @@ rule claims_table:
         n_tokens=config["agreement"]["n_tokens"],
         eps_small=config["stability"]["eps_small"],
         continuation=config["continuation"],
+        exponents_tol=config["exponents"]["tol"],
         beta=config["beta"],
     script:
         "../scripts/claims_table.py"

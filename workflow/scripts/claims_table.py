@@ -13,6 +13,7 @@ from lsadyn.paper.claims import (
                                  claims_table,
 )
 from lsadyn.paper.continuation.summary import claim_rows as continuation_claim_rows
+from lsadyn.paper.exponents.summary import claim_rows as exponents_claim_rows
 from lsadyn.paper.persistence.summary import claim_rows as persistence_claim_rows
 
 if "snakemake" not in globals():  # run on its own: the job's values from the workflow
@@ -31,6 +32,9 @@ rows += claims_robustness(load_table(sm.input.robustness, "robustness_run"))
 rows += persistence_claim_rows(load_table(sm.input.persistence, "persistence_run"), sm.params.max_undetermined)
 rows += continuation_claim_rows(load_table(sm.input.continuation, "continuation"), sm.params.continuation["planes"],
                                 sm.params.beta, sims)
+rows += exponents_claim_rows(load_table(sm.input.exponents, "exponents"), load_table(sm.input.floquet, "floquet"),
+                             load_table(sm.input.basins, "basins"), load_table(sm.input.regimes, "regimes"),
+                             sm.params.exponents_tol)
 table = claims_table(rows)
 log.info("claims: %d rows, %d passing", len(table), int((table["pass"] == True).sum()))  # noqa: E712
 write_csv(table, sm.output[0])

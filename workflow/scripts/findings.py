@@ -17,7 +17,8 @@ tables = {name: load_table(getattr(sm.input, name), kind, min_rows=0)
           for name, kind in (("agreement", "any"), ("disagreements", "any"), ("bifurcation_fit", "bifurcation_fit"),
                              ("stability", "stability_run"), ("highdim", "highdim_run"),
                              ("robustness", "robustness_run"), ("persistence", "persistence_run"),
-                             ("offmanifold", "any"), ("continuation", "continuation"))}
+                             ("offmanifold", "any"), ("continuation", "continuation"),
+                             ("exponents", "exponents"), ("basins", "basins"))}
 tables["eps_small"] = sm.params.settings["eps_small"]
 legend = Path(sm.input.legend).read_text()
 numbers = all_key_numbers(claims, tables)  # the same numbers on both pages: computed once

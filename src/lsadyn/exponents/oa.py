@@ -93,8 +93,9 @@ def leading_exponent(A, V, beta, regime: str, abs_R2: float = float("nan"), star
     ``oscillate``/``undetermined`` or when no attractor of that kind is found). Several candidates of the kind whose
     exponents differ by more than ``rtol`` (relative): the interior one nearest ``abs_R2``; clustered states by
     integrating the OA flow from ``starts`` (complex R₂(0), e.g. :func:`lsadyn.api.oa_start_points`) for ``horizon``
-    time units τ = 1/(β‖A‖‖V‖) and taking the candidate every start ends nearest to (NaN if they end at different
-    ones, or without ``starts``)."""
+    time units τ = 1/(β‖A‖‖V‖), each start going to the candidate it ends nearest to: the largest exponent of the
+    candidates reached (the starts of one run may reach different clustered states; the largest is the slowest
+    approach). NaN without ``starts``."""
     if regime not in ("interior_converge", "cluster_converge", "cluster_rotate"):
         return float("nan")
     cand = [a for a in attractors(A, V, beta) if a.regime == regime]
@@ -113,7 +114,7 @@ def leading_exponent(A, V, beta, regime: str, abs_R2: float = float("nan"), star
                        np.array([0.0, horizon * time_scale(A, V, beta)]))[-1]
     where = np.array([a.R2 for a in cand])
     pick = np.argmin(np.abs(end[:, None] - where[None, :]), axis=1)
-    return float(ex[pick[0]]) if np.all(pick == pick[0]) else float("nan")
+    return float(ex[np.unique(pick)].max())
 
 
 def circle_floquet(A, V, beta, phi0: float = 0.0, rtol: float = 1e-12, atol: float = 1e-13):
