@@ -150,3 +150,74 @@ def test_basin_fractions_of_a_bistable_point():
     assert [r["count"] for r in again] == [r["count"] for r in rows]
     (mono,) = basin_fractions(*ROTATING[0], n_samples=50, seed=1)[:1]
     assert mono["regime"] == "cluster_rotate" and mono["count"] == 50
+
+
+# ---------------------------------------------------------------- the stage (lsadyn.paper.exponents)
+STAGE_CFG = {"exponents": {
+    "scenarios": {"rotate": {"A": [[1, 0], [0, 0.5]], "V": [[1, -1], [1, 1]], "rest_A": 1.0, "rest_V": 0.5,
+                             "expect": "cluster_rotate"}},
+    "models": ["lsa", "usa"], "dims": [2, 5], "n_tokens": 6, "n_vectors": 2, "R2_0": [0.3, 0.1], "seed": 7,
+    "dt": 0.1, "t_transient": 10.0, "t_measure": 20.0, "renorm": 5, "tol": 0.01,
+    "floquet": {"sigma": [-0.5, 0.5], "mu": [1.0]},
+    "basins": {"n_samples": 50, "seed": 3, "horizon": 200.0, "tol": 1e-3,
+               "points": {"two": {"A": BISTABLE[0].tolist(), "V": BISTABLE[1].tolist()}}},
+}}
+
+
+def test_plan_runs_and_points():
+    from lsadyn.paper.exponents.plan import basin_points, floquet_points, runs, scenarios
+
+    rs = runs(STAGE_CFG)
+    assert [(r["model"], r["d"], r["n_vectors"], r["start"]) for r in rs] == [
+        ("lsa", 2, 6, "oa_manifold"), ("lsa", 5, 2, "uniform"), ("usa", 2, 6, "oa_manifold"), ("usa", 5, 2, "uniform")]
+    assert [r["seed"] for r in rs] == [7, 8, 9, 10]
+    assert [p["family"] for p in floquet_points(STAGE_CFG)] == ["case3", "case3", "scenario:rotate"]
+    assert list(basin_points(STAGE_CFG)) == ["two"]
+    bad = {"exponents": {**STAGE_CFG["exponents"], "scenarios": {"x": {"A": [[1]], "V": [[1]]}}}}
+    with pytest.raises(ValueError, match="exponents.scenarios.x"):
+        scenarios(bad)
+
+
+def test_stage_tables_and_claim_rows():
+    import pandas as pd
+
+    from lsadyn.paper.exponents.plan import basin_points, floquet_points, runs, scenarios
+    from lsadyn.paper.exponents.runs import basin_table, floquet_table, run_token_table
+    from lsadyn.paper.exponents.summary import claim_rows
+
+    ex = STAGE_CFG["exponents"]
+    tok = run_token_table(runs(STAGE_CFG), scenarios(STAGE_CFG), 1.0, ex)
+    lsa2 = tok[(tok.model == "lsa") & (tok.d == 2)].iloc[0]
+    assert abs(lsa2.lyap_2 + np.sqrt(0.5)) < 0.02 and abs(lsa2.oa_exponent + np.sqrt(0.5)) < 1e-12
+    fl = floquet_table(floquet_points(STAGE_CFG), 1.0)
+    assert len(fl) == 2  # sigma < 0: clustered states on the circle, no rotation, skipped
+    bs = basin_table(basin_points(STAGE_CFG), 1.0, ex["basins"])
+    reg = pd.DataFrame({"regime_oa": ["cluster_rotate", "oscillate", "cluster_converge"],
+                        "exponent_oa": [-0.5, np.nan, np.nan]})
+    rows = {r["id"]: r for r in claim_rows(tok, fl, bs, reg, ex["tol"])}
+    assert list(rows) == ["C12a-floquet", "C12b-rotate", "C12c-two", "C12d-regimes"]
+    assert rows["C12a-floquet"]["pass"] and rows["C12a-floquet"]["n_tested"] == 2
+    assert rows["C12c-two"]["n_tested"] == 2
+    assert not rows["C12d-regimes"]["pass"] and rows["C12d-regimes"]["n_agree"] == 1  # a row without an exponent
+    assert all(r["informational"] for r in rows.values())
+
+
+def test_cases2d_rows_get_their_attractors_exponent():
+    import pandas as pd
+
+    from lsadyn.paper.cases2d.runs import oa_exponents
+
+    def row(A, V, regime, r=np.nan):
+        (a11, a12), (a21, a22) = A
+        (v11, v12), (v21, v22) = V
+        return {"a11": a11, "a12": a12, "a21": a21, "a22": a22, "v11": v11, "v12": v12, "v21": v21, "v22": v22,
+                "beta": 1.0, "regime_oa": regime, "abs_R2_oa": r}
+
+    sim = pd.DataFrame([row(*ROTATING[0][:2], "cluster_rotate"), row(*CONVERGE[:2], "cluster_converge"),
+                        row(*INTERIOR[:2], "interior_converge", 0.15), row(I2, I2, "cluster_converge"),
+                        row(I2, np.array([[0.5, 1.0], [-1.0, -0.5]]), "oscillate")])
+    ex = oa_exponents(sim)
+    assert abs(ex[0] + np.sqrt(0.5)) < 1e-12 and abs(ex[1] + 0.6) < 1e-12
+    assert ex[2] == attractors(*INTERIOR)[0].exponent
+    assert ex[3] == 0.0  # A = V = I: every clustered state fixed
+    assert np.isnan(ex[4])
