@@ -39,6 +39,7 @@ def constant_family(A, V, beta):
 
 
 P0 = np.zeros(2)
+REGIMES = ("interior_converge", "cluster_converge", "cluster_rotate")
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,27 @@ class Attractor:
     period: float = float("nan")
 
 
+def _double_roots(fam, tol, n_grid=720):
+    """Angles where g touches 0 without changing sign (a circle fold, where two clustered states have merged; the
+    sign-change search of :func:`lsadyn.continuation.boundary_equilibria` misses them): |g| ≤ tol · max|g| at the
+    refined minimum of |g| over each grid cell whose g has no root."""
+    phis = np.linspace(0, TWO_PI, n_grid, endpoint=False)
+    g = circle_rate(fam, phis, P0)[0]
+    if np.sign(g).min() != np.sign(g).max():
+        return []
+    from scipy.optimize import minimize_scalar
+
+    a = np.abs(g)
+    out = []
+    for k in np.nonzero((a <= np.roll(a, 1)) & (a <= np.roll(a, -1)))[0]:
+        h = TWO_PI / n_grid
+        res = minimize_scalar(lambda f: abs(circle_rate(fam, f, P0)[0]), bounds=(phis[k] - h, phis[k] + h),
+                              method="bounded", options={"xatol": 1e-12})
+        if res.fun <= tol * a.max():
+            out.append(float(res.x) % TWO_PI)
+    return out
+
+
 def oa_rhs(R2, A, V, beta):
     r"""F(R₂) (complex, any shape of R₂) for one (A, V, β): :math:`i\beta T R + \frac{i\beta}2(\bar C + C R^2)`."""
     tr, c, beta = coefficients(A, V, beta)
@@ -62,28 +84,36 @@ def oa_rhs(R2, A, V, beta):
     return 1j * beta * T * R2 + 0.5j * beta * (np.conj(C) + C * R2 * R2)
 
 
-def attractors(A, V, beta, r_max=0.995) -> list[Attractor]:
-    """Every attractor of the OA flow at (A, V, β) that this module can find (interior and circle equilibria with
-    all eigenvalues of negative real part, the rotating circle with λ⊥ < 0, the degenerate fixed circle);
-    interior limit cycles are not searched."""
+def attractors(A, V, beta, r_max=0.995, regimes=REGIMES, tol=1e-10) -> list[Attractor]:
+    """Every attractor of the OA flow at (A, V, β) of the kinds ``regimes`` that this module can find: interior and
+    circle equilibria whose eigenvalues have real parts ≤ ``tol`` · scale (negative, or zero at a non-hyperbolic
+    point such as a boundary of the paper's cases: leading exponent ≈ 0), the rotating circle with λ⊥ < 0, and a
+    circle of fixed points (g ≡ 0) with an attracting arc (ν < 0 somewhere; leading exponent 0, along the circle).
+    Interior limit cycles are not searched."""
     fam = constant_family(A, V, beta)
+    scale = float(beta) * max(1e-300, np.linalg.norm(A, 2) * np.linalg.norm(V, 2))
     out = []
-    for x in _interior_equilibria(fam, P0, r_max=r_max):
-        lam = np.linalg.eigvals(field_and_jacobian(fam, x, P0)[1])
-        if lam.real.max() < 0:
-            out.append(Attractor("interior_converge", float(lam.real.max()), complex(x[0], x[1])))
+    if "interior_converge" in regimes:
+        for x in _interior_equilibria(fam, P0, r_max=r_max):
+            lam = np.linalg.eigvals(field_and_jacobian(fam, x, P0)[1])
+            if lam.real.max() <= tol * scale:
+                out.append(Attractor("interior_converge", float(lam.real.max()), complex(x[0], x[1])))
+    if not {"cluster_converge", "cluster_rotate"} & set(regimes):
+        return out
     if circle_degenerate(fam, P0):
         nu = circle_rate(fam, np.linspace(0, TWO_PI, 64, endpoint=False), P0)[2]
-        if nu.max() < 0:
+        if "cluster_converge" in regimes and nu.min() < 0:
             out.append(Attractor("cluster_converge", 0.0, complex("nan")))
         return out
-    for phi in boundary_equilibria(fam, P0):
-        _, dg, nu = circle_rate(fam, phi, P0)
-        if dg < 0 and nu < 0:
-            out.append(Attractor("cluster_converge", float(max(dg, nu)), complex(np.exp(1j * phi))))
-    cyc = circle_cycle(fam, P0)
-    if cyc is not None and cyc[1] < 0:
-        out.append(Attractor("cluster_rotate", float(cyc[1]), complex("nan"), float(cyc[0])))
+    if "cluster_converge" in regimes:
+        for phi in [*boundary_equilibria(fam, P0), *_double_roots(fam, tol)]:
+            _, dg, nu = circle_rate(fam, phi, P0)
+            if max(dg, nu) <= tol * scale:
+                out.append(Attractor("cluster_converge", float(max(dg, nu)), complex(np.exp(1j * phi))))
+    if "cluster_rotate" in regimes:
+        cyc = circle_cycle(fam, P0)
+        if cyc is not None and cyc[1] < 0:
+            out.append(Attractor("cluster_rotate", float(cyc[1]), complex("nan"), float(cyc[0])))
     return out
 
 
@@ -98,7 +128,7 @@ def leading_exponent(A, V, beta, regime: str, abs_R2: float = float("nan"), star
     approach). NaN without ``starts``."""
     if regime not in ("interior_converge", "cluster_converge", "cluster_rotate"):
         return float("nan")
-    cand = [a for a in attractors(A, V, beta) if a.regime == regime]
+    cand = attractors(A, V, beta, regimes=(regime,))
     if not cand:
         return float("nan")
     ex = np.array([a.exponent for a in cand])
@@ -113,6 +143,8 @@ def leading_exponent(A, V, beta, regime: str, abs_R2: float = float("nan"), star
     end = integrate_oa(A, V, beta, np.asarray(starts, dtype=complex),
                        np.array([0.0, horizon * time_scale(A, V, beta)]))[-1]
     where = np.array([a.R2 for a in cand])
+    if np.isnan(where).any():
+        return float("nan")
     pick = np.argmin(np.abs(end[:, None] - where[None, :]), axis=1)
     return float(ex[np.unique(pick)].max())
 

@@ -20,6 +20,8 @@ import pandas as pd
 from ..rows import claim_row
 
 FLOQUET_RTOL = 1e-8
+#: C12d: a leading exponent up to this counts as <= 0 (zero at non-hyperbolic points, to rounding)
+NEUTRAL_TOL = 1e-9
 #: the regimes of regimes.csv whose rows carry an exponent
 EXPONENT_REGIMES = ("cluster_converge", "cluster_rotate", "interior_converge")
 
@@ -72,7 +74,7 @@ def basin_rows(bs: pd.DataFrame) -> list[dict]:
 def regimes_row(reg: pd.DataFrame) -> dict:
     tested = reg[reg.regime_oa.isin(EXPONENT_REGIMES)]
     ex = tested.exponent_oa.astype(float)
-    ok = np.isfinite(ex) & (ex <= 1e-12)
+    ok = np.isfinite(ex) & (ex <= NEUTRAL_TOL)
     by = ", ".join(f"{k} {g.exponent_oa.min():.3g} to {g.exponent_oa.max():.3g}"
                    for k, g in tested.groupby("regime_oa") if g.exponent_oa.notna().any())
     n_osc = int((reg.regime_oa == "oscillate").sum())
