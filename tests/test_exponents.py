@@ -215,9 +215,13 @@ def test_cases2d_rows_get_their_attractors_exponent():
 
     sim = pd.DataFrame([row(*ROTATING[0][:2], "cluster_rotate"), row(*CONVERGE[:2], "cluster_converge"),
                         row(*INTERIOR[:2], "interior_converge", 0.15), row(I2, I2, "cluster_converge"),
-                        row(I2, np.array([[0.5, 1.0], [-1.0, -0.5]]), "oscillate")])
+                        row(I2, np.array([[0.5, 1.0], [-1.0, -0.5]]), "oscillate"),
+                        row(I2, np.array([[-1.5, -1.5], [1.5, 1.5]]), "cluster_converge"),  # case 4 on its fold
+                        row(np.array([[0.9, 1.2], [0.9, -0.7]]), I2, "cluster_converge")])  # V = I: fixed circle
     ex = oa_exponents(sim)
     assert abs(ex[0] + np.sqrt(0.5)) < 1e-12 and abs(ex[1] + 0.6) < 1e-12
     assert ex[2] == attractors(*INTERIOR)[0].exponent
     assert ex[3] == 0.0  # A = V = I: every clustered state fixed
     assert np.isnan(ex[4])
+    assert abs(ex[5]) < 1e-9  # a circle fold: the merged clustered state is non-hyperbolic
+    assert ex[6] == 0.0  # V = I: every clustered state fixed, an attracting arc of them
