@@ -54,13 +54,11 @@ class Attractor:
 
 
 def _double_roots(fam, tol, n_grid=720):
-    """Angles where g touches 0 without changing sign (a circle fold, where two clustered states have merged; the
-    sign-change search of :func:`lsadyn.continuation.boundary_equilibria` misses them): |g| ≤ tol · max|g| at the
-    refined minimum of |g| over each grid cell whose g has no root."""
+    """Angles where g touches 0 (a circle fold, where two clustered states have merged; the sign-change search of
+    :func:`lsadyn.continuation.boundary_equilibria` misses them, or its Newton step does not converge on a double
+    root): the refined local minima of |g| with |g| ≤ tol · max|g|."""
     phis = np.linspace(0, TWO_PI, n_grid, endpoint=False)
     g = circle_rate(fam, phis, P0)[0]
-    if np.sign(g).min() != np.sign(g).max():
-        return []
     from scipy.optimize import minimize_scalar
 
     a = np.abs(g)
@@ -84,10 +82,11 @@ def oa_rhs(R2, A, V, beta):
     return 1j * beta * T * R2 + 0.5j * beta * (np.conj(C) + C * R2 * R2)
 
 
-def attractors(A, V, beta, r_max=0.995, regimes=REGIMES, tol=1e-10) -> list[Attractor]:
+def attractors(A, V, beta, r_max=0.995, regimes=REGIMES, tol=1e-7) -> list[Attractor]:
     """Every attractor of the OA flow at (A, V, β) of the kinds ``regimes`` that this module can find: interior and
-    circle equilibria whose eigenvalues have real parts ≤ ``tol`` · scale (negative, or zero at a non-hyperbolic
-    point such as a boundary of the paper's cases: leading exponent ≈ 0), the rotating circle with λ⊥ < 0, and a
+    circle equilibria whose eigenvalues have real parts ≤ ``tol`` · scale, scale = β‖A‖₂‖V‖₂ (negative, or zero at
+    a non-hyperbolic point such as a boundary of the paper's cases: leading exponent ≈ 0; a double root of g is
+    located only to ~√ε, so its g′ is ~1e-8 · scale, hence the default), the rotating circle with λ⊥ < 0, and a
     circle of fixed points (g ≡ 0) with an attracting arc (ν < 0 somewhere; leading exponent 0, along the circle).
     Interior limit cycles are not searched."""
     fam = constant_family(A, V, beta)
@@ -106,7 +105,9 @@ def attractors(A, V, beta, r_max=0.995, regimes=REGIMES, tol=1e-10) -> list[Attr
             out.append(Attractor("cluster_converge", 0.0, complex("nan")))
         return out
     if "cluster_converge" in regimes:
-        for phi in [*boundary_equilibria(fam, P0), *_double_roots(fam, tol)]:
+        roots = list(boundary_equilibria(fam, P0))
+        roots += [f for f in _double_roots(fam, 1e-10) if all(abs((f - r + np.pi) % TWO_PI - np.pi) > 1e-6 for r in roots)]
+        for phi in roots:
             _, dg, nu = circle_rate(fam, phi, P0)
             if max(dg, nu) <= tol * scale:
                 out.append(Attractor("cluster_converge", float(max(dg, nu)), complex(np.exp(1j * phi))))
