@@ -195,10 +195,10 @@ def test_stage_tables_and_claim_rows():
     reg = pd.DataFrame({"regime_oa": ["cluster_rotate", "oscillate", "cluster_converge"],
                         "exponent_oa": [-0.5, np.nan, np.nan]})
     rows = {r["id"]: r for r in claim_rows(tok, fl, bs, reg, ex["tol"])}
-    assert list(rows) == ["C12a-floquet", "C12b-rotate", "C12c-two", "C12d-regimes"]
-    assert rows["C12a-floquet"]["pass"] and rows["C12a-floquet"]["n_tested"] == 2
-    assert rows["C12c-two"]["n_tested"] == 2
-    assert not rows["C12d-regimes"]["pass"] and rows["C12d-regimes"]["n_agree"] == 1  # a row without an exponent
+    assert list(rows) == ["C13a-floquet", "C13b-rotate", "C13c-two", "C13d-regimes"]
+    assert rows["C13a-floquet"]["pass"] and rows["C13a-floquet"]["n_tested"] == 2
+    assert rows["C13c-two"]["n_tested"] == 2
+    assert not rows["C13d-regimes"]["pass"] and rows["C13d-regimes"]["n_agree"] == 1  # a row without an exponent
     assert all(r["informational"] for r in rows.values())
 
 

@@ -12,7 +12,7 @@
 # ---
 
 # %% [markdown]
-# # Stability numbers (claim C12, beyond the paper)
+# # Stability numbers (claim C13, beyond the paper)
 # (a) The two largest Lyapunov exponents of the token runs of results/tables/exponents.csv against d, LSA and USA,
 # with the OA flow's leading exponent of each scenario's 2 × 2 block (dashed); at d = 2 the tokens start on the OA
 # manifold. (b) Rotating clusters: the normal Floquet exponent λ⊥ from the monodromy matrix against the closed form
@@ -94,5 +94,5 @@ ax.set_xlim(0, 1)
 ax.set_xlabel(f"basin fraction ({int(bs.n_samples.iloc[0])} starts in the disc)")
 ax.set_title("OA multistable points:\nbasins, 95 % intervals", fontsize=6.5)
 panel_letter(ax, "c", x=-0.6)
-fig.suptitle("C12 (beyond the paper): stability numbers — Lyapunov, Floquet, basins", fontsize=7)
+fig.suptitle("C13 (beyond the paper): stability numbers — Lyapunov, Floquet, basins", fontsize=7)
 save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

@@ -1,4 +1,4 @@
-# Claim C12 (beyond the paper): stability numbers (lsadyn.paper.exponents). Two jobs, one core each: the token runs'
+# Claim C13 (beyond the paper): stability numbers (lsadyn.paper.exponents). Two jobs, one core each: the token runs'
 # Lyapunov exponents with the rotating clusters' Floquet exponents, and the basin fractions of the OA flow.
 
 

@@ -56,7 +56,7 @@ CLAIM_ROWS = {
     "C11": (("Not done: the paper samples (A, V) on grids; here the OA flow's bifurcation curves are continued and "
              "checked."),
             ("fig_continuation",)),
-    "C12": (("Not measured: the paper shows the regimes exist; here their stability numbers — Floquet exponents of "
+    "C13": (("Not measured: the paper shows the regimes exist; here their stability numbers — Floquet exponents of "
              "rotating clusters, Lyapunov exponents of token runs, basin fractions where OA is multistable."),
             ("fig_exponents",)),
     "C1b-offmanifold": (("Not studied: claims 1–2 hold on the OA manifold; here tokens start off it, about an OA "

@@ -1,4 +1,4 @@
-"""Stage C12 (beyond the paper): stability numbers — Floquet exponents of rotating clusters, Lyapunov exponents of
+"""Stage C13 (beyond the paper): stability numbers — Floquet exponents of rotating clusters, Lyapunov exponents of
 token runs beside the OA flow's, basin fractions where the OA flow is multistable.
 
 ``plan`` (pure): the scenarios, runs, Floquet points and basin points of the config; ``runs``: the rows of

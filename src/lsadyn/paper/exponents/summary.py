@@ -1,14 +1,14 @@
-r"""Informational claims rows of the exponents stage (C12, beyond the paper).
+r"""Informational claims rows of the exponents stage (C13, beyond the paper).
 
-* ``C12a-floquet``: the normal Floquet exponent λ⊥ and period of rotating clusters from the monodromy matrix of the
+* ``C13a-floquet``: the normal Floquet exponent λ⊥ and period of rotating clusters from the monodromy matrix of the
   OA variational equation against the closed form (results/tables/floquet.csv), within :data:`FLOQUET_RTOL`
   (relative, λ⊥ and T) and the trivial multiplier within :data:`FLOQUET_RTOL` of 1;
-* ``C12b-<scenario>``: at d = 2, LSA, tokens on the OA manifold: the token run's Lyapunov spectrum (first, second
+* ``C13b-<scenario>``: at d = 2, LSA, tokens on the OA manifold: the token run's Lyapunov spectrum (first, second
   and last exponent) against the OA flow's prediction (:func:`lsadyn.exponents.oa_token_spectrum`), within the
   config's ``tol``;
-* ``C12c-<point>``: where the OA flow is multistable, every attractor found has a basin of positive measure (the
+* ``C13c-<point>``: where the OA flow is multistable, every attractor found has a basin of positive measure (the
   lower end of its 95 % interval above 0) and no start is left unresolved (results/tables/basins.csv);
-* ``C12d-regimes``: every d = 2 case row (results/tables/regimes.csv) whose OA regime is an equilibrium or rotating
+* ``C13d-regimes``: every d = 2 case row (results/tables/regimes.csv) whose OA regime is an equilibrium or rotating
   clusters carries the leading exponent of its attractor, and it is ≤ :data:`NEUTRAL_TOL` (attracting or neutral).
 """
 
@@ -20,7 +20,7 @@ import pandas as pd
 from ..rows import claim_row
 
 FLOQUET_RTOL = 1e-8
-#: C12d: a leading exponent up to this counts as <= 0 (zero at non-hyperbolic points: a double root of g is located
+#: C13d: a leading exponent up to this counts as <= 0 (zero at non-hyperbolic points: a double root of g is located
 #: to ~sqrt(machine epsilon), see lsadyn.exponents.attractors)
 NEUTRAL_TOL = 1e-7
 #: the regimes of regimes.csv whose rows carry an exponent
@@ -31,7 +31,7 @@ def floquet_row(fl: pd.DataFrame) -> dict:
     rel_lam = np.abs(fl.exponent_numeric - fl.exponent) / np.maximum(1.0, np.abs(fl.exponent))
     rel_T = np.abs(fl.period_numeric / fl.period - 1)
     ok = (rel_lam <= FLOQUET_RTOL) & (rel_T <= FLOQUET_RTOL) & (fl.trivial_multiplier_error <= FLOQUET_RTOL)
-    return claim_row("C12a-floquet", "Rotating clusters: the normal Floquet exponent from the monodromy matrix of the "
+    return claim_row("C13a-floquet", "Rotating clusters: the normal Floquet exponent from the monodromy matrix of the "
                      "OA variational equation equals the closed form (lsadyn.continuation.circle_cycle)", "oa",
                      len(fl), int(ok.sum()), bool(len(fl)) and bool(ok.all()),
                      f"{len(fl)} rotating points (λ⊥ from {fl.exponent.min():.4g} to {fl.exponent.max():.4g}); "
@@ -48,7 +48,7 @@ def lyapunov_rows(ex: pd.DataFrame, tol: float) -> list[dict]:
         want = np.array([r.oa_lyap_1, r.oa_lyap_2, r.oa_lyap_last])
         err = float(np.abs(got - want).max())
         ok = bool(np.isfinite(err) and err <= tol)
-        rows.append(claim_row(f"C12b-{r.scenario}", f"d = 2 LSA tokens on the OA manifold ({r.scenario}, OA "
+        rows.append(claim_row(f"C13b-{r.scenario}", f"d = 2 LSA tokens on the OA manifold ({r.scenario}, OA "
                               f"{r.oa_regime}): the token run's Lyapunov spectrum is the OA flow's", "tokens-lsa", 1,
                               int(ok), ok, f"n = {r.n_tokens}: first, second, last exponent "
                               f"{r.lyap_1:.4g}, {r.lyap_2:.4g}, {r.lyap_last:.4g}; OA predicts {r.oa_lyap_1:.4g}, "
@@ -65,7 +65,7 @@ def basin_rows(bs: pd.DataFrame) -> list[dict]:
         ok = bool(len(att) >= 2 and (att.ci_low > 0).all() and unresolved == 0)
         parts = ", ".join(f"{r.regime} (exponent {r.exponent:.3g}) {r.fraction:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
                           for r in att.itertuples())
-        rows.append(claim_row(f"C12c-{point}", f"OA multistable at {point}: every attractor has a basin of positive "
+        rows.append(claim_row(f"C13c-{point}", f"OA multistable at {point}: every attractor has a basin of positive "
                               "measure over R2(0) uniform in the unit disc", "oa", len(att),
                               int((att.ci_low > 0).sum()), ok, f"{int(g.n_samples.iloc[0])} starts: {parts}; "
                               f"{unresolved} unresolved (95 % Wilson intervals)", informational=True))
@@ -79,7 +79,7 @@ def regimes_row(reg: pd.DataFrame) -> dict:
     by = ", ".join(f"{k} {g.exponent_oa.min():.3g} to {g.exponent_oa.max():.3g}"
                    for k, g in tested.groupby("regime_oa") if g.exponent_oa.notna().any())
     n_osc = int((reg.regime_oa == "oscillate").sum())
-    return claim_row("C12d-regimes", "Every d = 2 case row whose OA regime is an equilibrium or rotating clusters "
+    return claim_row("C13d-regimes", "Every d = 2 case row whose OA regime is an equilibrium or rotating clusters "
                      "carries its attractor's leading exponent, and it is <= 0 "
                      f"(to {NEUTRAL_TOL:g}: 0 at non-hyperbolic points)", "oa", len(tested), int(ok.sum()),
                      bool(len(tested)) and bool(ok.all()), f"leading exponents by regime: {by}; "
@@ -89,5 +89,5 @@ def regimes_row(reg: pd.DataFrame) -> dict:
 
 def claim_rows(exponents: pd.DataFrame, floquet: pd.DataFrame, basins: pd.DataFrame, regimes: pd.DataFrame,
                tol: float) -> list[dict]:
-    """All C12 rows."""
+    """All C13 rows."""
     return [floquet_row(floquet), *lyapunov_rows(exponents, tol), *basin_rows(basins), regimes_row(regimes)]
