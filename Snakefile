@@ -69,6 +69,7 @@ include: "workflow/rules/persistence.smk"
 include: "workflow/rules/continuation.smk"
 include: "workflow/rules/usa_oscillation.smk"
 include: "workflow/rules/atlas.smk"
+include: "workflow/rules/exponents.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/findings.smk"
@@ -91,6 +92,8 @@ rule all:
         "results/tables/usa_oscillation.csv",
         "results/tables/usa_oscillation_growth.csv",
         "results/tables/atlas.csv",
+        "results/tables/exponents.csv",
+        "results/tables/basins.csv",
         expand("paper_figures/{fig}.{ext}", fig=FIGURES, ext=["pdf", "png"]),
         expand("paper_figures/movies/{movie}_d{dim}.gif", movie=MOVIES, dim=MOVIE_DIMS),
 

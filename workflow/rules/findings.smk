@@ -15,6 +15,8 @@ rule findings:
         usa_oscillation="results/tables/usa_oscillation.csv",
         usa_oscillation_growth="results/tables/usa_oscillation_growth.csv",
         atlas="results/tables/atlas.csv",
+        exponents="results/tables/exponents.csv",
+        basins="results/tables/basins.csv",
         legend="workflow/report/claims_legend.md",
         lib=lib_inputs("workflow/scripts/findings.py"),
     output:

@@ -43,6 +43,10 @@ rule claims_table:
         atlas_d2=expand(
             "results/atlas/d2_{chunk}.csv", chunk=range(len(ATLAS_JOBS["d2"]))
         ),
+        exponents="results/tables/exponents.csv",
+        floquet="results/tables/floquet.csv",
+        basins="results/tables/basins.csv",
+        regimes="results/tables/regimes.csv",
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
         report(
@@ -63,6 +67,7 @@ rule claims_table:
         n_tokens=config["agreement"]["n_tokens"],
         eps_small=config["stability"]["eps_small"],
         continuation=config["continuation"],
+        exponents_tol=config["exponents"]["tol"],
         beta=config["beta"],
         usa_exit_abs_z1=config["usa_oscillation"]["exit_abs_z1"],
         atlas_r_threshold=config["atlas"]["phase"]["r_threshold"],

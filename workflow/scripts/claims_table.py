@@ -15,6 +15,7 @@ from lsadyn.paper.claims import (
                                  claims_table,
 )
 from lsadyn.paper.continuation.summary import claim_rows as continuation_claim_rows
+from lsadyn.paper.exponents.summary import claim_rows as exponents_claim_rows
 from lsadyn.paper.persistence.summary import claim_rows as persistence_claim_rows
 from lsadyn.paper.usa_oscillation.summary import claim_rows as usa_oscillation_claim_rows
 
@@ -42,6 +43,9 @@ atlas_d2 = pd.concat([load_table(p, "atlas_d2") for p in sm.input.atlas_d2], ign
 rows += atlas_claim_rows(load_table(sm.input.atlas, "atlas"), load_table(sm.input.atlas_invariants, "atlas_invariants"),
                          load_table(sm.input.atlas_phase, "atlas_phase_table"), atlas_d2, sm.params.max_undetermined,
                          sm.params.atlas_r_threshold)
+rows += exponents_claim_rows(load_table(sm.input.exponents, "exponents"), load_table(sm.input.floquet, "floquet"),
+                             load_table(sm.input.basins, "basins"), load_table(sm.input.regimes, "regimes"),
+                             sm.params.exponents_tol)
 table = claims_table(rows)
 log.info("claims: %d rows, %d passing", len(table), int((table["pass"] == True).sum()))  # noqa: E712
 write_csv(table, sm.output[0])

@@ -538,6 +538,25 @@ def _found_atlas(g, tables):
     return "; ".join(parts) or _found_generic(g, tables)
 
 
+def _found_exponents(g, tables):
+    parts = []
+    if len(r := _pick(g, r"C13a-.*")):
+        parts.append(f"the numerical Floquet exponents of {_of(r)} rotating-cluster points match the closed form to "
+                     "1e-8 (C13a)")
+    if len(r := _pick(g, r"C13b-.*")):
+        parts.append(f"d = 2 LSA token spectra on the OA manifold match the OA flow's in {_passing_of(r)} scenarios "
+                     "(C13b)")
+    ex = tables.get("exponents")
+    if ex is not None and len(ex):
+        parts.append(f"token runs' largest exponents from {ex.lyap_1.min():.3g} to {ex.lyap_1.max():.3g} over d ∈ "
+                     f"{_values(ex.d)} (LSA and USA)")
+    if len(r := _pick(g, r"C13c-.*")):
+        parts.append(f"every attractor has a basin of positive measure at {_passing_of(r)} multistable points (C13c)")
+    if len(r := _pick(g, r"C13d-.*")):
+        parts.append(f"{_of(r)} case rows carry their OA attractor's leading exponent, all <= 0 (C13d)")
+    return "; ".join(parts) or _found_generic(g, tables)
+
+
 def _found_generic(g, tables):
     decided, info = g[~g.informational], g[g.informational]
     parts = [f"{_passing_of(decided)} checks pass ({_of(decided)} runs agree)"] if len(decided) else []
@@ -588,7 +607,7 @@ def _found_usa_oscillation(g, tables):
 #: key -> the sentence of its first-screen row, from the claims rows and the results tables.
 FOUND = {"C1": _found_cases12, "C2": _found_cases12, "C3": _found_case3, "C4": _found_case4, "C5": _found_bifurcation,
          "C6": _found_stability, "C7": _found_highdim, "C8": _found_robustness, "C9": _found_random,
-         "C10": _found_beta, "C11": _found_continuation, "C12": _found_atlas, "C1b-offmanifold": _found_offmanifold,
+         "C10": _found_beta, "C11": _found_continuation, "C12": _found_atlas, "C13": _found_exponents, "C1b-offmanifold": _found_offmanifold,
          "C7-usa-oscillation": _found_usa_oscillation,
          "C7-limitcycle": _found_limit_cycle}
 

@@ -388,6 +388,19 @@ TABLES = {
                                         integer=("run_id",)),
     "usa_oscillation_growth": TableSpec(numeric=("beta", "growth_rate", "t_max"), finite=("beta", "growth_rate"),
                                         integer=("n_tokens",), boolean=("neutral",)),
+    "exponents": TableSpec(  # lsadyn.paper.exponents.runs
+        numeric=("lyap_1", "lyap_2", "lyap_last", "oa_exponent", "oa_lyap_1", "oa_lyap_2", "oa_lyap_last"),
+        finite=("lyap_1", "lyap_last"), text=("scenario", "model", "start", "oa_regime"),
+        integer=("run", "d", "n_tokens", "n_vectors", "seed")),
+    "floquet": TableSpec(
+        numeric=("x", "y", "period", "period_numeric", "exponent", "exponent_numeric", "trivial_multiplier_error"),
+        finite=("period", "period_numeric", "exponent", "exponent_numeric"), text=("family",)),
+    "basins": TableSpec(
+        numeric=("exponent", "re_R2", "im_R2", "fraction", "ci_low", "ci_high"),
+        finite=("fraction", "ci_low", "ci_high"), text=("point", "regime"),
+        integer=("attractor", "count", "n_samples")),
+    "regimes": TableSpec(  # results/tables/regimes.csv: the sims with the OA attractors' leading exponents
+        numeric=("exponent_oa",), labels=("regime_oa",)),
     "claims": TableSpec(required=("statement", "pass")),
     "any": TableSpec(),
 }

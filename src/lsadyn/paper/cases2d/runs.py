@@ -129,3 +129,24 @@ def case4_orbits(v11: float, v12: float, starts, horizon: float, n_samples: int,
     return {"t": t, "R2": R, "H": H, "H_rel_drift": np.max(np.abs(H - H[:, :1]) / np.abs(H[:, :1]), axis=1)}
 
 
+
+
+def oa_exponents(sim: pd.DataFrame) -> np.ndarray:
+    """The leading exponent (len(sim),) of the OA attractor each row's OA run reached
+    (:func:`lsadyn.exponents.leading_exponent` from the near-uniform starts of :func:`lsadyn.api.oa_start_points`):
+    the largest real part of the eigenvalues at an equilibrium, the normal Floquet exponent λ⊥ for rotating clusters,
+    0 on a circle of fixed points; NaN for ``oscillate`` (interior limit cycles and centres: their multipliers are
+    not computed here) and ``undetermined``. Rows with the same (A, V, β, regime) are computed once."""
+    from ...api import oa_start_points
+    from ...exponents import leading_exponent
+
+    starts = oa_start_points()
+    cache = {}
+    out = np.full(len(sim), np.nan)
+    A, V, B = matrices(sim)
+    for i, (a, v, beta, regime, r) in enumerate(zip(A, V, B, sim.regime_oa, sim.abs_R2_oa)):
+        key = (*a.ravel(), *v.ravel(), beta, regime)
+        if key not in cache:
+            cache[key] = leading_exponent(a, v, beta, regime, r, starts=starts)
+        out[i] = cache[key]
+    return out

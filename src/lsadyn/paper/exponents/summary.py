@@ -1,0 +1,93 @@
+r"""Informational claims rows of the exponents stage (C13, beyond the paper).
+
+* ``C13a-floquet``: the normal Floquet exponent λ⊥ and period of rotating clusters from the monodromy matrix of the
+  OA variational equation against the closed form (results/tables/floquet.csv), within :data:`FLOQUET_RTOL`
+  (relative, λ⊥ and T) and the trivial multiplier within :data:`FLOQUET_RTOL` of 1;
+* ``C13b-<scenario>``: at d = 2, LSA, tokens on the OA manifold: the token run's Lyapunov spectrum (first, second
+  and last exponent) against the OA flow's prediction (:func:`lsadyn.exponents.oa_token_spectrum`), within the
+  config's ``tol``;
+* ``C13c-<point>``: where the OA flow is multistable, every attractor found has a basin of positive measure (the
+  lower end of its 95 % interval above 0) and no start is left unresolved (results/tables/basins.csv);
+* ``C13d-regimes``: every d = 2 case row (results/tables/regimes.csv) whose OA regime is an equilibrium or rotating
+  clusters carries the leading exponent of its attractor, and it is ≤ :data:`NEUTRAL_TOL` (attracting or neutral).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..rows import claim_row
+
+FLOQUET_RTOL = 1e-8
+#: C13d: a leading exponent up to this counts as <= 0 (zero at non-hyperbolic points: a double root of g is located
+#: to ~sqrt(machine epsilon), see lsadyn.exponents.attractors)
+NEUTRAL_TOL = 1e-7
+#: the regimes of regimes.csv whose rows carry an exponent
+EXPONENT_REGIMES = ("cluster_converge", "cluster_rotate", "interior_converge")
+
+
+def floquet_row(fl: pd.DataFrame) -> dict:
+    rel_lam = np.abs(fl.exponent_numeric - fl.exponent) / np.maximum(1.0, np.abs(fl.exponent))
+    rel_T = np.abs(fl.period_numeric / fl.period - 1)
+    ok = (rel_lam <= FLOQUET_RTOL) & (rel_T <= FLOQUET_RTOL) & (fl.trivial_multiplier_error <= FLOQUET_RTOL)
+    return claim_row("C13a-floquet", "Rotating clusters: the normal Floquet exponent from the monodromy matrix of the "
+                     "OA variational equation equals the closed form (lsadyn.continuation.circle_cycle)", "oa",
+                     len(fl), int(ok.sum()), bool(len(fl)) and bool(ok.all()),
+                     f"{len(fl)} rotating points (λ⊥ from {fl.exponent.min():.4g} to {fl.exponent.max():.4g}); "
+                     f"largest relative error of λ⊥ {rel_lam.max():.2e}, of T {rel_T.max():.2e}, trivial multiplier "
+                     f"within {fl.trivial_multiplier_error.max():.2e} of 1 (tolerance {FLOQUET_RTOL:g})",
+                     informational=True)
+
+
+def lyapunov_rows(ex: pd.DataFrame, tol: float) -> list[dict]:
+    rows = []
+    d2 = ex[(ex.d == 2) & (ex.model == "lsa") & (ex.start == "oa_manifold")]
+    for r in d2.itertuples():
+        got = np.array([r.lyap_1, r.lyap_2, r.lyap_last])
+        want = np.array([r.oa_lyap_1, r.oa_lyap_2, r.oa_lyap_last])
+        err = float(np.abs(got - want).max())
+        ok = bool(np.isfinite(err) and err <= tol)
+        rows.append(claim_row(f"C13b-{r.scenario}", f"d = 2 LSA tokens on the OA manifold ({r.scenario}, OA "
+                              f"{r.oa_regime}): the token run's Lyapunov spectrum is the OA flow's", "tokens-lsa", 1,
+                              int(ok), ok, f"n = {r.n_tokens}: first, second, last exponent "
+                              f"{r.lyap_1:.4g}, {r.lyap_2:.4g}, {r.lyap_last:.4g}; OA predicts {r.oa_lyap_1:.4g}, "
+                              f"{r.oa_lyap_2:.4g}, {r.oa_lyap_last:.4g} (OA leading exponent {r.oa_exponent:.4g}); "
+                              f"largest difference {err:.2e} (tolerance {tol:g})", informational=True))
+    return rows
+
+
+def basin_rows(bs: pd.DataFrame) -> list[dict]:
+    rows = []
+    for point, g in bs.groupby("point", sort=False):
+        att = g[g.attractor >= 0]
+        unresolved = int(g.loc[g.attractor < 0, "count"].sum())
+        ok = bool(len(att) >= 2 and (att.ci_low > 0).all() and unresolved == 0)
+        parts = ", ".join(f"{r.regime} (exponent {r.exponent:.3g}) {r.fraction:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
+                          for r in att.itertuples())
+        rows.append(claim_row(f"C13c-{point}", f"OA multistable at {point}: every attractor has a basin of positive "
+                              "measure over R2(0) uniform in the unit disc", "oa", len(att),
+                              int((att.ci_low > 0).sum()), ok, f"{int(g.n_samples.iloc[0])} starts: {parts}; "
+                              f"{unresolved} unresolved (95 % Wilson intervals)", informational=True))
+    return rows
+
+
+def regimes_row(reg: pd.DataFrame) -> dict:
+    tested = reg[reg.regime_oa.isin(EXPONENT_REGIMES)]
+    ex = tested.exponent_oa.astype(float)
+    ok = np.isfinite(ex) & (ex <= NEUTRAL_TOL)
+    by = ", ".join(f"{k} {g.exponent_oa.min():.3g} to {g.exponent_oa.max():.3g}"
+                   for k, g in tested.groupby("regime_oa") if g.exponent_oa.notna().any())
+    n_osc = int((reg.regime_oa == "oscillate").sum())
+    return claim_row("C13d-regimes", "Every d = 2 case row whose OA regime is an equilibrium or rotating clusters "
+                     "carries its attractor's leading exponent, and it is <= 0 "
+                     f"(to {NEUTRAL_TOL:g}: 0 at non-hyperbolic points)", "oa", len(tested), int(ok.sum()),
+                     bool(len(tested)) and bool(ok.all()), f"leading exponents by regime: {by}; "
+                     f"{int((~np.isfinite(ex)).sum())} without one; {n_osc} oscillate rows carry none (interior "
+                     "limit cycles and centres: their multipliers need shooting)", informational=True)
+
+
+def claim_rows(exponents: pd.DataFrame, floquet: pd.DataFrame, basins: pd.DataFrame, regimes: pd.DataFrame,
+               tol: float) -> list[dict]:
+    """All C13 rows."""
+    return [floquet_row(floquet), *lyapunov_rows(exponents, tol), *basin_rows(basins), regimes_row(regimes)]
