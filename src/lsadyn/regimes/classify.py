@@ -28,8 +28,9 @@ unwrapped :math:`\arg R_2` across it:
 An oscillation's window is cut into its whole cycles (between upward crossings of the mean; ≥ 2, else the window
 is too short); each cycle gives its period, mean and peak-to-trough amplitude of |R₂|. A waveform may repeat
 only every second cycle (two humps per period, e.g. the beating of tokens off the OA manifold), so each cycle is
-compared with the k-th next, k ∈ {1, 2} whichever matches better; the mean change per k cycles times the number
-of k-steps in half the window is the change between the window's halves. With Ā the mean amplitude and P̄ the
+compared with the k-th next, k ∈ {1, 2} whichever matches better, and the change between the window's halves
+is the mean over the second half's whole patterns (k cycles each) minus that over the first half's (averaged,
+so an irregular but persistent oscillation is not judged by the noise of its end cycles). With Ā the mean amplitude and P̄ the
 mean period, the oscillation is stationary when that change of the mean |R₂| is ≤ ``tol_stationary`` · Ā, of
 the amplitude ≤ ``tol_stationary`` · Ā, of the period ≤ ``tol_period`` · P̄ and (k = 1, ≥ 3 cycles) the periods
 do not move monotonically by more than ``tol_period``/4 · P̄ across the window (the slow approach to a limit
@@ -210,8 +211,15 @@ def oscillation_drift(t, mod, crossings, tol: RegimeTolerances, unit: str = "uni
         return float(np.mean(np.abs(cyc[k:, 1:] - cyc[:-k, 1:]) / scale))
 
     k = min((k for k in (1, 2) if K > k), key=mismatch)  # 2: a waveform with two humps per period (beating)
-    # the mean change from a cycle to the k-th next, times the number of such steps in half the window
-    d_per, d_mean, d_amp = np.mean(cyc[k:, 1:] - cyc[:-k, 1:], axis=0) * (K / k) / 2
+    # the change between the window's halves: the second half's whole patterns (k cycles each) against the
+    # first half's, averaged over each half (a telescoping cycle-to-cycle mean would read only the end cycles,
+    # so an irregular but persistent oscillation would fail by the noise of two cycles)
+    m = (K // k) * k  # whole patterns only
+    half = (m // k) // 2 * k
+    if half >= k:
+        d_per, d_mean, d_amp = cyc[m - half:m, 1:].mean(axis=0) - cyc[:half, 1:].mean(axis=0)
+    else:  # one pattern only: the cycle-to-cycle change
+        d_per, d_mean, d_amp = np.mean(cyc[k:, 1:] - cyc[:-k, 1:], axis=0) * (K / k) / 2
     mean_rate = float(np.polyfit(cyc[:, 0], cyc[:, 2], 1)[0]) if K > 2 else float(d_mean / (length / 2))
     amp_rate = float(np.polyfit(cyc[:, 0], cyc[:, 3], 1)[0]) if K > 2 else float(d_amp / (length / 2))
     details = {"drift_rate": mean_rate, "amplitude_rate": amp_rate, "half_mean_change": float(d_mean),
