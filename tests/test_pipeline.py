@@ -19,7 +19,8 @@ from conftest import QUICK, ROOT, checkout_env, copy_repo, smk
 
 TABLES = ["regimes.csv", "agreement.csv", "disagreements.csv", "claims.csv", "bifurcation_fit.csv", "stability.csv",
           "highdim.csv", "offmanifold.csv", "robustness.csv", "persistence.csv", "continuation.csv",
-          "atlas.csv", "atlas_invariants.csv", "atlas_phase.csv"]
+          "atlas.csv", "atlas_invariants.csv", "atlas_phase.csv", "exponents.csv", "floquet.csv", "basins.csv",
+          "usa_oscillation.csv", "usa_oscillation_growth.csv"]
 MOVIES = ["cluster_converge", "cluster_rotate", "interior_converge", "oscillate"]
 
 
@@ -120,7 +121,8 @@ def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
     for t in TABLES:
         assert (built / "results/tables" / t).stat().st_size > 0
     for fig in ["fig_case1", "fig_case2", "fig_case3", "fig_case4", "fig_bifurcation", "fig_stability", "fig_highdim",
-                "fig_offmanifold", "fig_persistence", "fig_continuation", "fig_atlas"]:
+                "fig_offmanifold", "fig_persistence", "fig_continuation", "fig_atlas", "fig_exponents",
+                "fig_usa_oscillation"]:
         assert (built / f"paper_figures/{fig}.pdf").stat().st_size > 1000
         assert (built / f"paper_figures/{fig}.png").stat().st_size > 1000
     assert planned_jobs(built) == []
@@ -186,7 +188,7 @@ def test_partial_rerun_after_editing_a_figure_notebook(built_copy):
     "module,expected",
     [
         ("paper/plotting.py", sorted(["all", "fig_atlas", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
-                                      "fig_continuation", "fig_highdim", "fig_offmanifold", "fig_persistence", "fig_robustness",
+                                      "fig_continuation", "fig_exponents", "fig_usa_oscillation", "fig_highdim", "fig_offmanifold", "fig_persistence", "fig_robustness",
                                       "fig_stability"]
                                      + [f"movie[{m}]" for m in MOVIES])),
         ("paper/movies/frames.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES])),

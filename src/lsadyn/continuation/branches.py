@@ -1,6 +1,6 @@
 r"""Equilibrium branches of the OA flow, their bifurcations, and two-parameter curves of those bifurcations.
 
-Unknowns and defining systems (x = (Re R₂, Im R₂), p = (p₁, p₂), F, J, g, g', ν of :mod:`.oa`):
+Unknowns and defining systems (x = (Re R₂, Im R₂), p = (p₁, p₂), F, J, g, g', ν of :mod:`lsadyn.continuation.oa`):
 
 =====================  ==========================  =====================================================
 object                 unknowns u                  H(u) = 0

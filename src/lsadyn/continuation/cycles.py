@@ -10,7 +10,7 @@ orbit of the OA flow with period and normal Floquet exponent
 
 (the variation δr normal to the circle obeys :math:`\dot{\delta r} = \rho(\varphi(t))\,\delta r`; the orbit's
 multipliers are 1 and :math:`e^{\lambda_\perp T}`: λ⊥ < 0 means the rotating clusters attract). At a circle
-equilibrium ρ = ν of :mod:`.oa`. Both integrands are smooth and 2π-periodic, so the trapezoid rule on n equal
+equilibrium ρ = ν of :mod:`lsadyn.continuation.oa`. Both integrands are smooth and 2π-periodic, so the trapezoid rule on n equal
 points converges geometrically; n doubles until T changes by less than ``rtol`` (adaptive quadrature takes
 over when the integrand is too peaked for 4096 points). As a circle fold is approached
 (a saddle-node on the invariant circle) T diverges like :math:`\pi/\sqrt{g_{\min}|g''|/2}`.

@@ -1,7 +1,7 @@
 r"""Interior periodic orbits of the OA flow (limit cycles with :math:`|R_2|` < 1) by shooting, their Floquet
 multipliers, and their continuation in one and two parameters.
 
-**Flow map and monodromy.** For x = (Re R₂, Im R₂) and the field F(x; p) of :mod:`.oa` (Jacobian J), one *shot*
+**Flow map and monodromy.** For x = (Re R₂, Im R₂) and the field F(x; p) of :mod:`lsadyn.continuation.oa` (Jacobian J), one *shot*
 integrates, over the rescaled time s ∈ [0, 1] (t = sT), the 9 components
 
 .. math::

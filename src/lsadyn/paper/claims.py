@@ -61,8 +61,8 @@ CLAIM_ROWS = {
                        "cycle is embedded, from uniform and near-plane starts."), ("fig_highdim", "fig_persistence")),
     "C12": (("Not studied: the paper shows each regime for chosen A, V; here how common each is for random weights, "
              "and softmax clustering over (β, t)."), ("fig_atlas",)),
-    "C13": (("Not measured: the paper shows the regimes exist; here their stability numbers — Floquet exponents of "
-             "rotating clusters, Lyapunov exponents of token runs, basin fractions where OA is multistable."),
+    "C13": (("Not measured: the paper shows the regimes exist; here their Floquet and Lyapunov exponents and the "
+             "basins where OA is multistable."),
             ("fig_exponents",)),
     "C1b-offmanifold": (("Not studied: claims 1–2 hold on the OA manifold; here tokens start off it, about an OA "
                         "interior point."), ("fig_offmanifold",)),

@@ -1,4 +1,4 @@
-r"""The rows of the exponents stage's tables (:mod:`lsadyn.exponents` on the runs of :mod:`.plan`).
+r"""The rows of the exponents stage's tables (:mod:`lsadyn.exponents` on the runs of :mod:`lsadyn.paper.exponents.plan`).
 
 * results/tables/exponents.csv, one row per token run: the run's keys (:data:`.plan.RUN_COLUMNS`), the token
   run's Lyapunov exponents ``lyap_1``, ``lyap_2`` and ``lyap_last`` (the ``n_vectors``-th, the smallest computed;
