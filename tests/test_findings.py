@@ -10,11 +10,13 @@ from lsadyn.paper.findings import (
     all_key_numbers,
     build_summary,
     claims_html_table,
+    finding_keys,
     findings_html,
     findings_markdown,
     normalise_claims,
     tally,
 )
+from lsadyn.paper.rows import span
 
 SETTINGS = dict(seed=7, beta=1.0, n_tokens=200, horizon=200.0, highdim_d=20, highdim_n=64, stability_n=400,
                 eps_small=0.05)
@@ -148,3 +150,29 @@ def test_tables_print_a_dash_not_nan_for_missing_values():
 
     text = _md_table(pd.DataFrame({"period": [3.14159, float("nan")], "note": [float("nan"), float("nan")]}))
     assert "nan" not in text.lower() and "| 3.142 | — |" in text and "| — | — |" in text
+
+
+def test_the_informational_list_is_every_first_screen_row_whose_rows_are_flagged_informational():
+    """The header's 'informational only' list comes from the rows' own flag: a study of its own inside a counted
+    claim (C7-limitcycle, C1b-offmanifold) is listed, a claim with a counted row is not; first-screen order."""
+    extra = pd.DataFrame([("C7-limitcycle", "C7", "beyond the paper", "particles-lsa", 2, 1, False, True, "", ""),
+                          ("C1b-offmanifold", "C1", "off the manifold", "tokens", 4, 4, True, True, "", ""),
+                          ("C9-lsa", "C9", "beyond the paper", "batch-lsa", 8, 5, False, True, "", "")],
+                         columns=claims().columns)
+    df = pd.concat([claims(), extra], ignore_index=True)
+    t = tally(df)
+    assert t.claims_informational == ["C9", "C7-limitcycle", "C1b-offmanifold"]
+    assert t.claims_pass == ["C1", "C7"] and t.claims_fail == ["C4"]
+    c = normalise_claims(df)
+    keys = finding_keys(c)
+    flagged = {k for k in set(keys) if c.informational[keys == k].all()}
+    assert set(t.claims_informational) == flagged
+    head = findings_markdown(df, {}, SETTINGS).splitlines()[2]
+    assert "informational only (not counted): C9, C7-limitcycle, C1b-offmanifold." in head
+
+
+def test_a_range_of_one_value_prints_once():
+    assert span(0.0286, 0.0287, ".2g") == "0.029"
+    assert span(0.0015, 0.029, ".2g") == "0.0015 to 0.029"
+    assert span(1000, 10000, "d", " τ") == "1000 to 10000 τ"
+    assert span(1000, 3000, "d", start="from ") == "from 1000 to 3000" and span(1000, 1000, "d", start="from ") == "1000"

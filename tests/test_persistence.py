@@ -395,13 +395,20 @@ def test_a_corrupted_r_change_column_is_a_one_line_error_naming_file_and_column(
     assert "\n" not in msg and msg.startswith(str(path)) and expect in msg
 
 
-def test_a_regime_change_lists_the_labels_undetermined_included():
+def test_a_regime_change_lists_the_decided_labels_an_undetermined_run_is_no_change():
     g = pd.DataFrame({"beta": [1.0, 2.0, 4.0, 4.0], "regime": ["cluster_rotate", "cluster_rotate", "oscillate",
                                                                 "undetermined"]})
-    assert S.regime_changes(g, "cluster_rotate") == "beta 4: oscillate 1, undetermined 1 (2 of 2 runs)"
+    assert S.regime_changes(g, "cluster_rotate") == "beta 4: oscillate 1 (1 of 2 runs)"
     assert S.regime_changes(g, "oscillate") == ("beta 1: cluster_rotate 1 (1 of 1 runs); "
-                                                "beta 2: cluster_rotate 1 (1 of 1 runs); "
-                                                "beta 4: undetermined 1 (1 of 2 runs)")
+                                                "beta 2: cluster_rotate 1 (1 of 1 runs)")
+    assert S.regime_changes(g[g.beta == 4.0].assign(regime="undetermined"), "oscillate") == ""
+
+
+def test_shapes_are_counted_over_clustered_runs_only():
+    # the table records a cluster_shape for every run; an interior or undetermined run's is no clustered end state
+    g = pd.DataFrame({"regime": ["cluster_converge", "cluster_rotate", "interior_converge", "undetermined", "oscillate"],
+                      "cluster_shape": ["antipodal_pair", "single", "antipodal_pair", "single", "none"]})
+    assert list(S.clustered_runs(g).regime) == ["cluster_converge", "cluster_rotate"]
 
 
 def test_beta_sweep_settle_horizon_lengthens_its_scenario_at_every_beta_and_model():

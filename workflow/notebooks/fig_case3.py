@@ -44,7 +44,7 @@ traj = load_arrays(TRAJ, "traj")
 regimes = list(traj["regime"])
 
 # %%
-fig = plt.figure(figsize=(COLUMN_WIDTH, 5.2))
+fig = plt.figure(figsize=(COLUMN_WIDTH, 5.6))
 gs = fig.add_gridspec(3, 1, height_ratios=[1.5, 0.9, 0.9])
 ax = fig.add_subplot(gs[0])
 # no marker edge and a smaller marker: the paper grid's σ = 0.95 and the commuting column σ = 1 added to it are
@@ -52,21 +52,23 @@ ax = fig.add_subplot(gs[0])
 handles = regime_scatter(ax, sim.x, sim.y, sim.regime_oa, size=5, edge=0)
 # the reference lines behind the markers (zorder 0.5): the commuting column σ = 1 and row μ = 0 lie on them
 handles.append(ax.axvline(0, color="0.4", lw=0.6, ls="--", zorder=0.5,
-                          label=r"$\sigma = 0$: fixed points on $|R_2| = 1$" "\n" r"iff $\sigma \leq 0$ or $\mu = 0$"))
+                          label=r"$\sigma = 0$: fixed points on $|R_2| = 1$ iff $\sigma \leq 0$ or $\mu = 0$"))
 # the commuting column sigma = 1 (A = I) is part of the same grid but outside the claim's hypothesis: shaded, and
 # its legend entry counts what it shows (row C3a-commuting), so that its rotating points are not read as the claim's
 comm = sim[(sim.x == 1) & (sim.y != 0)]
 n_rot = int((comm.regime_oa == "cluster_rotate").sum())
 handles.append(ax.axvspan(0.975, 1.025, color="0.85", lw=0, zorder=0.4,
-                          label=rf"$\sigma = 1$ ($A = I$ commutes with $V$):" "\n" rf"{n_rot} of {len(comm)} rotate"))
+                          label=rf"$\sigma = 1$ ($A = I$ commutes with $V$): {n_rot} of {len(comm)} rotate"))
 handles.append(ax.axhline(0, color="0.6", lw=0.6, ls=":", zorder=0.5, label=r"$\mu = 0$ ($V = I$ commutes with $A$)"))
 ax.set_xlabel(r"$\sigma$  ($A = \mathrm{diag}(1,\sigma)$)")
 ax.set_ylabel(r"$\mu$  ($V = I + \mu J$)")
-ax.legend(handles=handles, fontsize=6, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
+# one line per entry, one column, below the panel: two-line entries above it ran into its letter and title
+ax.legend(handles=handles, fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.27), ncol=1, frameon=False,
+          handlelength=1.8)
 # what is plotted, not the claim as a result; the shaded commuting column is told apart in the legend
 ax.set_title(r"C3: OA regimes of $A = \mathrm{diag}(1, \sigma)$, $V = I + \mu J$; the claim is about" "\n"
              r"non-commuting $A$, $V$: $\sigma \neq 1$, $\mu \neq 0$ (the commuting column $\sigma = 1$ shaded)",
-             pad=50, fontsize=6.5)
+             fontsize=6.5)
 panel_letter(ax, "a", left_of_ylabel=True)
 if "cluster_rotate" in regimes:
     i = regimes.index("cluster_rotate")

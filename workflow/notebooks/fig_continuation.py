@@ -18,7 +18,8 @@
 # folds and Hopf points, the rotating clusters (circle cycle rows, coloured by log period), and the interior limit
 # cycles continued from Hopf points by shooting (filled: attracting, multiplier < 1; open: repelling) with their
 # cycle folds. Where the plane is the case-3 or case-4 grid or holds the saddle-node sweep, their OA labels
-# (results/sim) are drawn over it; the limit-cycle plane marks its base weights (the known attracting cycle). Reads
+# (results/sim) are drawn over it (the periodic-orbit markers small and behind them); the limit-cycle plane marks its
+# base weights (the known attracting cycle; its period in the legend is that of the continued cycle nearest to them). Reads
 # results files only.
 
 # %%
@@ -67,9 +68,11 @@ for k, (ax, name) in enumerate(zip(axes.flat, planes)):
     t = table[table.plane == name]
     cyc = t[(t.kind == "cycle") & (t.location == "circle")]
     if len(cyc):
-        ax.scatter(cyc.x, cyc.y, c=np.log10(cyc.period), cmap="Greys", s=9, marker="s", linewidths=0,
-                        vmin=np.log10(cyc.period.min()) - 0.3, vmax=np.log10(cyc.period.max()), zorder=1)
-        handles["cycle"] = ax.scatter([], [], c="0.6", s=5, marker="s", label="the circle |R₂| = 1 as a periodic orbit (grey: log period)")
+        # small and behind: where a grid is drawn over the plane, its labels (zorder 2) stay readable on top
+        ax.scatter(cyc.x, cyc.y, c=np.log10(cyc.period), cmap="Greys", s=3, marker="s", linewidths=0, alpha=0.8,
+                   vmin=np.log10(cyc.period.min()) - 0.3, vmax=np.log10(cyc.period.max()), zorder=0.8)
+        handles["cycle"] = ax.scatter([], [], c="0.6", s=3, marker="s",
+                                      label="the circle |R₂| = 1 as a periodic orbit (grey: log period)")
     for kind, where, st, label in CURVES:
         for _, g in t[(t.kind == kind) & (t.location == where)].groupby("branch"):
             (line,) = ax.plot(g.x, g.y, zorder=4, **st, label=label)
@@ -78,16 +81,22 @@ for k, (ax, name) in enumerate(zip(axes.flat, planes)):
     for stab, face, edge in (("stable", "#0072B2", "#0072B2"), ("unstable", "none", "#D55E00")):
         c = lc[lc.stability == stab]
         if len(c):
-            h = ax.scatter(c.x, c.y, s=4, facecolors=face, edgecolors=edge, linewidths=0.5, zorder=3,
+            h = ax.scatter(c.x, c.y, s=4, facecolors=face, edgecolors=edge, linewidths=0.5, zorder=3, alpha=0.7,
                            label=f"interior limit cycle, {'attracting' if stab == 'stable' else 'repelling'}")
             handles.setdefault(h.get_label(), h)
     if t.x_name.iloc[0] == "dv":
-        (h,) = ax.plot([0], [0], "k*", ms=6, zorder=5, label="base weights A₀, V₀ (attracting cycle, T ≈ 19.3)")
+        # on top of every curve and cycle marker, large, with a white edge: the branches start at it; its period is
+        # that of the continued cycle nearest to it (read from the table, not typed in)
+        near = lc.iloc[np.argsort(np.hypot(lc.x, lc.y))[:1]] if len(lc) else lc
+        per = f" (attracting cycle, T ≈ {near.period.iloc[0]:.1f})" if len(near) else ""
+        (h,) = ax.plot([0], [0], marker="*", color="k", mec="white", mew=0.7, ms=11, ls="", zorder=6,
+                       label=f"base weights A₀, V₀{per}")
         handles.setdefault(h.get_label(), h)
     fam = name if name in grids else None
     if fam:
         g = grids[fam]
-        for h in regime_scatter(ax, g.x, g.y, g.regime_oa, size=7, edge=0):
+        for h in regime_scatter(ax, g.x, g.y, g.regime_oa, size=9, edge=0):
+            h.set_zorder(max(h.get_zorder(), 2))  # the grid's labels over the periodic-orbit markers
             handles.setdefault(h.get_label(), h)
     ax.set_xlabel(AXIS.get(t.x_name.iloc[0], t.x_name.iloc[0]))
     ax.set_ylabel(AXIS.get(t.y_name.iloc[0], t.y_name.iloc[0]))

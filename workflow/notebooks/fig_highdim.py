@@ -19,8 +19,10 @@
 # undetermined run, which has no end state). They sit in a
 # strip right of t = t_max, one column per scenario, at the final r: ends at r = 1 no longer hide each other.
 # The limit-cycle scenarios (an attracting limit cycle of the d = 2 OA flow, beyond the paper; LSA only, from a
-# uniform and from a near-plane start) are drawn with the others; the suptitle says what they did and the plane's
-# transverse exponent (highdim.csv transverse_rate; offplane_final: how far from the plane the tokens end).
+# uniform and from a near-plane start) are drawn with the others; their end markers say what they did, and FINDINGS.md
+# (row C7-limitcycle) gives the plane's transverse exponent (highdim.csv transverse_rate; offplane_final: how far
+# from the plane the tokens end). The suptitle counts the runs of rows C7-lsa, C7-usa (one per scenario and model;
+# the rows C7-<scenario>-<model> count the persistence stage's (d, seed) runs: fig_persistence).
 # Likewise in (e, f): the height of a peak in the bin at -1 or +1 is repeated outside [-1, 1], one column per
 # scenario, and scenarios whose histograms coincide are named in the panel. Reads results files only.
 
@@ -62,8 +64,10 @@ EDGE_PEAK = 0.25  # (e, f): a bin at -1 or +1 is a peak (repeated outside [-1, 1
 
 
 # %%
-fig, axes = plt.subplots(3, len(models), figsize=(COLUMN_WIDTH, 7.6), sharey="row", squeeze=False,
-                         gridspec_kw={"height_ratios": [1.4, 1, 1]})
+fig = plt.figure(figsize=(COLUMN_WIDTH, 7.0))
+# panels above, the two legends (scenario lines; end markers) below in a strip of their own
+sub = fig.subfigures(2, 1, height_ratios=[4.85, 2.15])
+axes = sub[0].subplots(3, len(models), sharey="row", squeeze=False, gridspec_kw={"height_ratios": [1.4, 1, 1]})
 seen = {}
 hists = {m: {} for m in models}
 edge_columns = 0
@@ -127,7 +131,7 @@ for j in range(len(models)):  # (e, f) share the strip's width
 axes[0, 0].set_ylabel(r"$r(t)$, order parameter")
 axes[1, 0].set_ylabel("angle swept by the leading\neigenvector of $M$ (rad)")
 axes[2, 0].set_ylabel("density of pairs")
-fig.align_ylabels(axes[:, 0])
+sub[0].align_ylabels(axes[:, 0])
 table_expect = table.drop_duplicates("scenario").set_index("scenario").expect
 
 
@@ -157,18 +161,19 @@ handles = [Line2D([], [], color=OKABE_ITO[k % len(OKABE_ITO)], ls=LINESTYLES[k %
                   + f", {horizon_text(s)}")
            for k, s in enumerate(SCEN)]
 markers = [Line2D([], [], marker=st["marker"], ls="", mfc="0.6", mec="k", mew=0.5, ms=4,
-                  label=f"observed: {st['label']}") for st in seen.values()]
+                  label=st["label"]) for st in seen.values()]
 if has_shape:
     markers += [Line2D([], [], marker="o", ls="", mfc="0.6", mec="k", ms=4, label="filled: one cluster / none"),
                 Line2D([], [], marker="o", ls="", mfc="white", mec="k", ms=4, label="open: antipodal pair")]
 if edge_columns:
     markers += [Line2D([], [], marker="_", ls="", color="0.3", ms=3, mew=1.6,
-                       label="(e, f) beyond ±1: a peak's height\nat ±1, one column per scenario")]
-# one column (the figure is one journal column wide; two legend columns made it twice as wide as its panels): the
-# scenarios (lines, every panel), then the end markers of (a, b)
-fig.legend(handles=handles + markers, loc="outside lower center", ncol=1, fontsize=6, frameon=False,
-           title="line: scenario (all panels), $t_{\\max}$ in units of $\\tau = 1/(\\beta\\,\\|A\\|_2\\|V\\|_2)$\n"
-                 "marker at the end of (a, b): observed regime", title_fontsize=6)
+                       label="(e, f) outside ±1: height of a\npeak at ±1, a column per scenario")]
+# the scenarios in one column (the figure is one journal column wide; long labels), the end markers of (a, b) in two
+sub[1].legend(handles=handles, loc="upper center", ncol=1, fontsize=6, frameon=False,
+              title="line: scenario (all panels), $t_{\\max}$ in units of $\\tau = 1/(\\beta\\,\\|A\\|_2\\|V\\|_2)$",
+              title_fontsize=6)
+sub[1].legend(handles=markers, loc="lower center", ncol=2, fontsize=6, frameon=False, columnspacing=1.0,
+              title="marker at the end of (a, b): observed regime", title_fontsize=6)
 tested = table[(table.expect.fillna("") != "") & ~table.scenario.isin(LIMIT_CYCLE)]
 reached = tested[tested.regime == tested.expect]
 # counted as the claims rows C7-lsa, C7-usa count: the regime reached (a run whose r(t) has not settled is
@@ -176,24 +181,10 @@ reached = tested[tested.regime == tested.expect]
 # C7-<scenario>-<model>, count the persistence stage's (d, seed) runs: fig_persistence.
 counted = reached[reached.check_ok]
 failed_check = int((~reached.check_ok).sum())  # the tighter-tolerance run disagrees
-cycle = table[table.scenario.isin(LIMIT_CYCLE)]
 
 
-def cycle_text(r):
-    """'uniform start: cluster converge' / 'near-plane start: oscillate (period 21.5), λ⊥τ = -0.05' of one run."""
-    start = "uniform start" if r.scenario == "limit_cycle" else "near-plane start"
-    lam = f", $\\lambda_\\perp\\tau = {r.transverse_rate:+.3f}$" if r.transverse_rate == r.transverse_rate else ""
-    per = f" (period {r.period:.3g})" if r.regime == "oscillate" else ""
-    return f"{r.model.upper()} {start}: {REGIME_STYLE[r.regime]['short']}{per}{lam}"
-
-
-fig.suptitle(f"C7 at $d = {d}$ (rows C7-lsa, C7-usa: one run per scenario and model):\n"
-             f"{len(counted)} of {len(tested)} runs of embedded $d = 2$ scenarios reach their $d = 2$ regime"
-             + (f"; {failed_check} failed the tolerance check" if failed_check else "")
-             + ("\nlimit cycle (row C7-limitcycle, beyond the paper):\n" + "\n".join(cycle_text(r) for r in
-                                                                                   cycle.itertuples())
-                if len(cycle) else "")
-             + "\n(rows C7-<scenario>-<model> count $(d, \\mathrm{seed})$ runs: fig_persistence)\n"
-             r"$M = (1/n)\,\sum_j x_j x_j^{\top}$ (tokens' second moment), "
-             r"$r = (d\,\lambda_{\max}(M) - 1)/(d - 1)$", fontsize=7)
+# two lines: the limit-cycle runs (row C7-limitcycle), the plane's exponent and M, r are in the caption and FINDINGS
+fig.suptitle(f"C7 at $d = {d}$: {len(counted)} of {len(tested)} runs of embedded $d = 2$ scenarios\n"
+             "reach their $d = 2$ regime (rows C7-lsa, C7-usa)"
+             + (f"; {failed_check} failed the tolerance check" if failed_check else ""), fontsize=7)
 save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

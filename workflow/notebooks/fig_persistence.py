@@ -17,7 +17,12 @@
 # cluster or no cluster, open: an antipodal pair). (c) Rotation rate against the derived rate (rotation runs
 # just left of each d, saddle-rotate runs just right). (d) Oscillation
 # period per seed against d, beside the d = 2 seeds' range (filled: the case-4 centre, scenario oscillation; open: the
-# attracting limit cycle of the d = 2 OA flow, scenarios limit_cycle and limit_cycle_plane, beyond the paper). (e) Random N(0, 1/d) weights: fraction of runs per regime. (f, g) β sweep.
+# attracting limit cycle of the d = 2 OA flow, scenarios limit_cycle and limit_cycle_plane, beyond the paper); the d
+# whose seeds all lie outside the d = 2 range are listed in FINDINGS.md (persistence paragraph). (e) Random
+# N(0, 1/d) weights: fraction of runs per regime. (f, g) β sweep; an undetermined run (no rate or period) is a grey x
+# on the β axis, and a panel whose runs are all undetermined says so. Suptitle: the runs of the paper's scenarios,
+# the set the counted rows C7-<scenario>-<model> and FINDINGS' C7 sentence count; the saddle pair and the limit
+# cycle (beyond the paper) apart.
 # (c, d, f, g): shape and colour = model (black circle LSA, purple square USA; no regime colour), fill = cluster shape as in (a, b); a run whose
 # regime differs from the scenario's d = 2 regime is labelled with its regime. A run whose r(t) had not settled
 # within its budget is undetermined (grey x, hatched in (e)): it has no period.
@@ -31,8 +36,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
-from lsadyn.paper.persistence.plan import LIMIT_CYCLE
-from lsadyn.paper.persistence.summary import RATE_TOL, period_comparison
+from lsadyn.paper.persistence.plan import BEYOND_PAPER, LIMIT_CYCLE
+from lsadyn.paper.persistence.summary import CLUSTERED, RATE_TOL
 from lsadyn.paper.plotting import COLUMN_WIDTH, REGIME_STYLE, panel_letter, save_figure, style
 
 if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
@@ -54,9 +59,10 @@ MODEL_MARK = {"lsa": "o", "usa": "s"}
 MODEL_COLOR = {"lsa": "#000000", "usa": "#CC79A7"}
 
 
-def shape_face(model, shape):
-    """Marker face: open for an antipodal pair, filled (model colour) for one cluster or none, as in (a, b)."""
-    return "white" if shape == "antipodal_pair" else MODEL_COLOR[model]
+def shape_face(model, shape, regime):
+    """Marker face: open for a clustered end state that is an antipodal pair, filled (model colour) for one cluster
+    or none (an unclustered run has no cluster shape, whatever the table records), as in (a, b)."""
+    return "white" if shape == "antipodal_pair" and regime in CLUSTERED else MODEL_COLOR[model]
 
 
 def plain_log_ticks(axis):
@@ -77,8 +83,6 @@ expect = dim.drop_duplicates("scenario").set_index("scenario").expect
 letters = iter("abcdefgh")
 # the limit-cycle scenarios' names on the regime map (beyond the paper; the start is their difference)
 SCEN_NAME = {"limit_cycle": "limit cycle*, uniform", "limit_cycle_plane": "limit cycle*, near plane"}
-# (d): the oscillating scenarios' short names in its title
-SCEN_SHORT = {"oscillation": "centre", "limit_cycle": "l.c. uniform", "limit_cycle_plane": "l.c. near plane"}
 boxed = False  # a dashed box drawn: its legend entry is shown only then
 for j, model in enumerate(["lsa", "usa"]):
     ax = sub[0].add_subplot(gs_ab[0, j])
@@ -91,7 +95,7 @@ for j, model in enumerate(["lsa", "usa"]):
             for s, r in enumerate(cell.itertuples()):
                 st = REGIME_STYLE[r.regime]
                 off = (s - (k - 1) / 2) * 0.18
-                face = "white" if r.cluster_shape == "antipodal_pair" else st["color"]
+                face = "white" if r.cluster_shape == "antipodal_pair" and r.regime in CLUSTERED else st["color"]
                 ax.plot(xi + off, yi, marker=st["marker"], ms=5, mfc=face, mec=st["color"], mew=1.0, ls="")
             # a run not counted as keeping the d = 2 regime (another label or undetermined), as the titles count
             if k and not (cell.regime == expect[sc]).all():
@@ -119,8 +123,8 @@ for model in models:
             err = np.maximum(g.rate_rel_err, 1e-12)
             med = err.groupby(g.d).median()
             ax.plot(med.index * SCEN_NUDGE[sc], med.values, color=MODEL_COLOR[model], ls=ls, lw=0.7)
-            for dd, e, shp in zip(g.d, err, g.cluster_shape):
-                ax.plot(dd * SCEN_NUDGE[sc], e, marker=MODEL_MARK[model], ls="", mfc=shape_face(model, shp),
+            for dd, e, shp, reg in zip(g.d, err, g.cluster_shape, g.regime):
+                ax.plot(dd * SCEN_NUDGE[sc], e, marker=MODEL_MARK[model], ls="", mfc=shape_face(model, shp, reg),
                         mec=MODEL_COLOR[model], ms=4)
 ax.set_xscale("log")
 ax.set_yscale("log")
@@ -145,7 +149,6 @@ panel_letter(ax, next(letters), x=-0.16)
 # belongs to the orbit the tokens select, so seeds differ at one d; a change with d means something beyond that)
 ax = sub[1].add_subplot(gs_cd[0, 1])
 osc = dim[(dim.regime == "oscillate") & dim.period.notna()]
-outside = []
 FAMILIES = (("centre", ~osc.scenario.isin(LIMIT_CYCLE)), ("limit cycle", osc.scenario.isin(LIMIT_CYCLE)))
 for model in models:
     for fam, in_fam in FAMILIES:
@@ -163,25 +166,15 @@ for model in models:
         nudge = 10 ** (0.025 * (1 if model == "usa" else -1))  # LSA left, USA right: equal values stay visible
         ax.plot(g.d * nudge, g.period, marker=MODEL_MARK[model], color=color, ls="", ms=4,
                 mfc=color if filled else "white", label=f"{model.upper()} {fam}", zorder=3)
-    for sc, gs_ in dim[dim.model == model].groupby("scenario", sort=False):
-        pc = period_comparison(gs_)
-        out = pc["period_outside_d2"]
-        if not (gs_.regime == "oscillate").any():
-            continue
-        name = SCEN_SHORT.get(sc, sc.replace("_", " "))
-        if pc["period_not_compared"]:
-            outside.append(f"{model.upper()} {name}: no $d = 2$ oscillation")
-        else:
-            outside.append(f"{model.upper()} {name}: {'d = ' + out.replace(' ', ', ') if out else 'none'}")
 ax.set_xscale("log")
 ax.set_xticks(dvals, [str(d) for d in dvals])
 ax.minorticks_off()
 ax.set_xlabel("token dimension $d$")
 ax.set_ylabel("period (units of $t$)")
-pairs = ["; ".join(outside[i:i + 2]) for i in range(0, len(outside), 2)]  # two per line: clear of (c)'s title
-ax.set_title("oscillating runs, one marker per seed (filled: centre, open: limit cycle*);\nband or line: the "
-             "$d = 2$ seeds' range; d whose runs all lie outside it:\n" + ("\n".join(pairs) if pairs else
-                                                                         "no oscillating run"), fontsize=6)
+# two lines; which d lie outside the d = 2 range is said in FINDINGS (persistence paragraph) and the caption
+n_osc = len(osc)
+ax.set_title(f"oscillating runs ({n_osc}): period per seed\n(filled: centre, open: limit cycle*; band: $d = 2$ range)"
+             if n_osc else "no oscillating run")
 # no legend inside (d): its markers sat on the d = 2 column and read as data; the (c, d) legend below says LSA / USA
 panel_letter(ax, next(letters), x=-0.14)
 
@@ -225,19 +218,26 @@ ax.set_title(f"C9 (beyond the paper): random $A, V \\sim N(0, 1/d)$, {len(rnd)} 
 panel_letter(ax, next(letters), x=-0.06)
 
 # (f) rotation scenario over beta, (g) oscillation scenario over beta
+UND = REGIME_STYLE["undetermined"]
 for col, sc in enumerate(["rotation", "oscillation"]):
     ax = sub[3].add_subplot(gs_fg[0, col])
     g = bet[bet.scenario == sc]
     if len(g):
+        y_all = g.rate if sc == "rotation" else g.period
+        finite = np.isfinite(y_all.to_numpy(float))
         for model in models:
             gm = g[g.model == model].sort_values("beta")
             y = gm.rate if sc == "rotation" else gm.period
             nudge = 10 ** (0.025 * (1 if model == "usa" else -1))  # as in (d): equal values stay visible
             last = g.beta.max()
             for r, yy in zip(gm.itertuples(), y):
+                if not np.isfinite(yy):  # undetermined (or no rate / period): a grey x on the bottom edge
+                    ax.plot(r.beta * nudge, 0.04, marker=UND["marker"], color=UND["color"], ms=4.5, mew=1.1, ls="",
+                            transform=ax.get_xaxis_transform(), clip_on=False, zorder=4)
+                    continue
                 ax.plot(r.beta * nudge, yy, marker=MODEL_MARK[model], ms=4.5, ls="", mec=MODEL_COLOR[model],
-                        mfc=shape_face(model, r.cluster_shape), zorder=4)
-                if r.regime != r.expect and np.isfinite(yy):  # say which regime, rather than a new marker
+                        mfc=shape_face(model, r.cluster_shape, r.regime), zorder=4)
+                if r.regime != r.expect:  # say which regime, rather than a new marker
                     left = r.beta == last  # at the right edge the label goes left of the marker
                     ax.annotate(REGIME_STYLE[r.regime]["short"], (r.beta * nudge, yy), xytext=(-4 if left else 4, -3),
                                 ha="right" if left else "left", textcoords="offset points", fontsize=5.5,
@@ -248,28 +248,37 @@ for col, sc in enumerate(["rotation", "oscillation"]):
             ax.plot(b, 2 * np.exp(b), color=MODEL_COLOR["usa"], lw=0.8, ls="--", label=r"USA derived $2e^\beta$ (one cluster)")
             ax.set_ylabel("rate of $\\arg R_2$\n(rad per unit $t$)")
         else:
-            lsa = g[g.model == "lsa"]
+            lsa = g[(g.model == "lsa") & np.isfinite(g.period)]
             if len(lsa):
                 c = float(np.median(lsa.period * lsa.beta))
                 ax.plot(b, c / b, color=MODEL_COLOR["lsa"], lw=0.8, label=r"LSA: period $\propto 1/\beta$")
             ax.set_ylabel("period (units of $t$)")
         ax.set_xscale("log")
-        ax.set_yscale("log")
-        lo, hi = ax.get_ylim()
-        ax.set_ylim(lo / 1.3, hi * 1.6)  # room for the markers at the edges and their regime labels
+        if finite.any():
+            ax.set_yscale("log")
+            lo, hi = ax.get_ylim()
+            ax.set_ylim(lo / 1.3, hi * 1.6)  # room for the markers at the edges and their regime labels
+            plain_log_ticks(ax.yaxis)  # a range inside one decade kept no labelled tick
+        else:  # no run with a rate / period: say so in the panel, not a blank axis
+            ax.set_yticks([])
+        n_und = int((g.regime == "undetermined").sum())
+        if not finite.any():
+            ax.text(0.5, 0.55, f"all {len(g)} runs undetermined\n(r(t) not settled within the budget):\nno "
+                    + ("rate" if sc == "rotation" else "period") + " to show", transform=ax.transAxes, ha="center",
+                    va="center", fontsize=6.5, color="0.25")
         ax.set_xticks(sorted(g.beta.unique()), [f"{v:g}" for v in sorted(g.beta.unique())])
         ax.minorticks_off()
-        plain_log_ticks(ax.yaxis)  # a range inside one decade kept no labelled tick
-        ax.legend(fontsize=5.5, frameon=False, loc="upper left" if sc == "rotation" else "upper right")
-        changes = g[g.regime != g.expect]  # every model: a title must not hide an LSA change
-
-        def _at(cm):  # the β of one model's changes; a β whose changing runs are undetermined is marked
-            return ", ".join(f"{v:g}" + (" (undetermined)" if (cm[cm.beta == v].regime == "undetermined").all()
-                                         else "") for v in sorted(cm.beta.unique()))
-
-        what = "; ".join(f"{m.upper()} changes regime at β = " + _at(changes[changes.model == m])
-                         for m in models if (changes.model == m).any()) or "no regime change"
-        ax.set_title(f"C10, {sc}, $d = {int(g.d.iloc[0])}$:\n{what}")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=5.5, frameon=False, loc="upper left" if sc == "rotation" else "upper right")
+        # a decided run in another regime changes regime; an undetermined run has no regime and is counted apart
+        changes = g[(g.regime != g.expect) & (g.regime != "undetermined")]
+        what = "; ".join(f"{m.upper()} changes regime at β = "
+                         + ", ".join(f"{v:g}" for v in sorted(changes[changes.model == m].beta.unique()))
+                         for m in models if (changes.model == m).any()) or "no decided run changes regime"
+        und = ", ".join(f"{m.upper()} {int((gm.regime == 'undetermined').sum())} of {len(gm)}"
+                        for m, gm in g.groupby("model", sort=False) if (gm.regime == "undetermined").any())
+        ax.set_title(f"C10, {sc}, $d = {int(g.d.iloc[0])}$: {what}" + (f"\nundetermined (grey x): {und}" if n_und
+                                                                      else ""), fontsize=6.5)
     ax.set_xlabel(r"inverse temperature $\beta$")
     panel_letter(ax, next(letters), x=-0.14)
 
@@ -287,9 +296,11 @@ model_handles = [Line2D([], [], marker=MODEL_MARK[m], ls="", mfc=MODEL_COLOR[m],
                         label=m.upper()) for m in models]
 model_handles += [Line2D([], [], marker="o", ls="", mfc="white", mec="0.4", ms=4, label="open: antipodal pair"),
                   Line2D([], [], marker="o", ls="", mfc="0.4", mec="0.4", ms=4, label="filled: one cluster / none")]
-for sf, which in ((sub[1], "(c, d)"), (sub[3], "(f, g)")):
-    sf.legend(handles=model_handles, loc="outside lower center", ncol=len(model_handles), fontsize=6, frameon=False,
-              title=f"{which}: model (marker and colour)", title_fontsize=6)
+und_handle = Line2D([], [], marker=UND["marker"], ls="", color=UND["color"], ms=4.5, mew=1.1,
+                    label="on the axis: undetermined (no rate / period)")
+for sf, which, extra in ((sub[1], "(c, d)", []), (sub[3], "(f, g)", [und_handle])):
+    sf.legend(handles=model_handles + extra, loc="outside lower center", ncol=len(model_handles) + len(extra),
+              fontsize=6, frameon=False, title=f"{which}: model (marker and colour)", title_fontsize=6)
 # (e): regime as bars, undetermined hatched as drawn
 present = [lab for lab in REGIME_STYLE if (rnd.regime == lab).any()]
 if present:
@@ -297,7 +308,10 @@ if present:
     sub[2].legend(handles=bar_handles, loc="outside lower center", ncol=len(bar_handles), fontsize=6, frameon=False,
                   title="(e): regime", title_fontsize=6, handlelength=2.6, handleheight=1.5)
 d_max = max(dvals) if dvals else 0
-paper = dim[~dim.scenario.isin(LIMIT_CYCLE)]
+# the set the C7 rows that count (and FINDINGS' C7 sentence) count: the paper's scenarios; the saddle pair and the
+# limit cycle are beyond the paper (persistence.plan.BEYOND_PAPER) and counted apart
+paper = dim[~dim.scenario.isin(BEYOND_PAPER)]
+saddle = dim[dim.scenario.isin(BEYOND_PAPER) & ~dim.scenario.isin(LIMIT_CYCLE)]
 cyc = dim[dim.scenario.isin(LIMIT_CYCLE)]
 
 
@@ -308,10 +322,11 @@ def cycle_count(sc):
                      for m, gm in g.groupby("model", sort=False))
 
 
-fig.suptitle(f"C7 measured: runs keeping their scenario's $d = 2$ regime, $d = 2$ to {d_max}: "
-             f"{int((paper.regime == paper.expect).sum())} of {len(paper)} (LSA and USA)\n"
-             "(one run per scenario, model, $d$ and seed, as rows C7-<scenario>-<model>; rows C7-lsa, C7-usa: "
-             "fig_highdim)"
+n_paper_sc = paper.scenario.nunique()
+fig.suptitle(f"C7 measured, $d = 2$ to {d_max}: {int((paper.regime == paper.expect).sum())} of {len(paper)} runs of the "
+             f"paper's {n_paper_sc} scenarios keep their $d = 2$ regime (rows C7-<scenario>-<model> that count)"
+             + (f"\nsaddle pair (beyond the paper): {int((saddle.regime == saddle.expect).sum())} of {len(saddle)} keep it"
+                if len(saddle) else "")
              + ("\n*limit cycle of the $d = 2$ OA flow (beyond the paper), oscillating runs: uniform start "
                 + cycle_count("limit_cycle") + "; near-plane start " + cycle_count("limit_cycle_plane")
                 if len(cyc) else ""), fontsize=8)

@@ -17,7 +17,9 @@
 # δ = ‖A′ − A‖_F/‖A‖_F = ‖V′ − V‖_F/‖V‖_F and against the bit width b of the quantiser, per scenario
 # (rows) and model (LSA circles left of each level, USA squares right of it: both stay visible where they
 # are equal), at each dimension of the config.
-# Open markers: some runs at that point stayed `undetermined` (counted as not kept). Crosses (clustered
+# Open markers: some runs at that point stayed `undetermined` (counted as not kept). Where the unperturbed run itself
+# is undetermined (at robustness.budget_factor) there is no regime to keep: the panel says so, with the counts of
+# undetermined unperturbed and perturbed runs, instead of drawing a fraction 0. Crosses (clustered
 # scenarios), in the model's colour beside its marker: the fraction the eigenvalue criterion predicts to keep
 # the regime (drawn behind the marker). A pale bar below a marker: kept runs that are predicted to rotate more slowly than the decision
 # procedure resolves (predicted_rate < min_rate), so they were labelled by what the window showed; the bar ends
@@ -78,9 +80,16 @@ fig, axes = plt.subplots(len(scenarios), len(cols), figsize=(1.75 * len(cols) + 
 for i, sc in enumerate(scenarios):
     for j, (kind, d) in enumerate(cols):
         ax = axes[i, j]
+        no_ref = []  # models whose unperturbed runs are all undetermined: no regime to keep, nothing to plot
         for model in models:
             g = fr[(fr.scenario == sc) & (fr.d == d) & (fr.model == model) & (fr.kind == kind)].sort_values("level")
             if not len(g):
+                continue
+            base = table[(table.scenario == sc) & (table.d == d) & (table.model == model) & (table.kind == "none")]
+            if len(base) and (base.regime == "undetermined").all():
+                pert = table[(table.scenario == sc) & (table.d == d) & (table.model == model) & (table.kind == kind)]
+                no_ref.append(f"{model.upper()} {len(base)} of {len(base)} "
+                              f"({int((pert.regime == 'undetermined').sum())} of {len(pert)})")
                 continue
             st = MODEL_STYLE.get(model, dict(color="k", ls=":", marker="^", ms=4))
             x = dodged(g.level, kind, model)
@@ -103,6 +112,11 @@ for i, sc in enumerate(scenarios):
             if ok.any():  # an empty unclipped marker line would sit at the figure origin and collapse the layout
                 ax.plot(x[ok], g.fraction_predicted[ok], marker="x", ms=7, mew=0.8, color=st["color"], ls="",
                         clip_on=False, zorder=3)  # behind the model's marker: its arms show around it
+        if no_ref:  # say it, rather than a fraction 0 that reads as 'never keeps it'
+            ax.text(0.5, 0.5, "unperturbed undetermined\n(perturbed undetermined):\n" + "\n".join(no_ref)
+                    + "\nno regime to keep",
+                    transform=ax.transAxes, ha="center", va="center", fontsize=5.5, color="0.2",
+                    bbox={"fc": "white", "ec": "0.6", "lw": 0.5, "pad": 2.0})
         t = th[(th.scenario == sc) & (th.d == d)]
         if kind == "perturb":
             ax.set_xscale("log")

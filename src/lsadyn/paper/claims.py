@@ -20,7 +20,7 @@ import pandas as pd
 
 from .cases2d.plan import case1_oa_prediction, matches, matrices
 from .persistence.plan import LIMIT_CYCLE
-from .rows import COLUMNS, counts_text
+from .rows import COLUMNS, counts_text, span
 from .rows import claim_row as _row
 
 #: C5b holds when the fitted exponent of the period near the saddle-node is within this of -1/2
@@ -90,7 +90,7 @@ def _amplitude_text(g, m):
     end = ""
     if f"abs_R2_{m}" in osc:
         r = osc[f"abs_R2_{m}"].astype(float)
-        end = f"; |R2| at the end {np.nanmin(r):.4g} to {np.nanmax(r):.4g}"
+        end = f"; |R2| at the end {span(np.nanmin(r), np.nanmax(r), '.4g')}"
     return (f"; {len(osc)} runs keep oscillating (peak-to-peak of |R2| median {np.nanmedian(amp):.3g}, "
             f"max {np.nanmax(amp):.3g}{end}{where}; disagreements.csv gives each one's reason)")
 
@@ -270,17 +270,18 @@ def claims_offmanifold(om: pd.DataFrame, tol_n: float = 0.05, tol_linear: float 
     iid = om[om.start == "iid"]
     iid_txt = ""
     if len(iid):
-        iid_txt = (f"; i.i.d. starts: distance {iid.oa_distance.min():.3g} to {iid.oa_distance.max():.3g}, "
-                   f"amplitude / D {np.min(iid.amplitude / iid.oa_distance):.3g} to "
-                   f"{np.max(iid.amplitude / iid.oa_distance):.3g}, labels {counts_text(iid.regime_tokens)}")
+        iid_txt = (f"; i.i.d. starts: distance {span(iid.oa_distance.min(), iid.oa_distance.max())}, "
+                   f"amplitude / D {span(np.min(iid.amplitude / iid.oa_distance), np.max(iid.amplitude / iid.oa_distance))}"
+                   f", labels {counts_text(iid.regime_tokens)}")
     ok = osc == len(dens) and spread_n <= tol_n and spread_d <= tol_linear
     return [_row("C1b-offmanifold", "V = I, sym(A) negative definite, tokens from a fixed density off the OA "
                  "manifold: |R2| keeps oscillating about the OA interior point, with an amplitude proportional to the "
                  "distance D from the manifold and independent of n", "tokens", len(dens), osc, ok,
                  "paper_figures/fig_offmanifold.pdf; results/tables/offmanifold.csv",
-                 f"labels {counts_text(dens.regime_tokens)} (OA: {counts_text(dens.regime_oa)}); n from "
-                 f"{int(dens.n.min())} to {int(dens.n.max())}; largest relative spread of the amplitude across n at "
-                 f"one density {spread_n:.2g}; amplitude / D {ratio.min():.3g} to {ratio.max():.3g}" + iid_txt,
+                 f"labels {counts_text(dens.regime_tokens)} (OA: {counts_text(dens.regime_oa)}); n "
+                 f"{span(int(dens.n.min()), int(dens.n.max()), 'd', start='from ')}; largest relative spread of the "
+                 f"amplitude across n at one density {spread_n:.2g}; amplitude / D {span(ratio.min(), ratio.max())}"
+                 + iid_txt,
                  informational=True)]
 
 
@@ -401,7 +402,7 @@ def claims_stability(st: pd.DataFrame, eps_small: float, floor: float = 1e-6) ->
         what = "within the hypotheses" if hyp else "outside the hypotheses"
         dist = ""
         if "oa_distance" in g:
-            dist = (f"; distance from the OA manifold {g.oa_distance.min():.3g} to {g.oa_distance.max():.3g}")
+            dist = f"; distance from the OA manifold {span(g.oa_distance.min(), g.oa_distance.max())}"
         note = (f"{g.statement.iloc[0]}; token labels {counts_text(g.regime_tokens)}; OA labels "
                 f"{counts_text(g.regime_oa)}; labels differ from OA in {len(differ)} of {len(g)} runs"
                 + (f" (smallest such eps {threshold:.3g})" if len(differ) else "") + dist)

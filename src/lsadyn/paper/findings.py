@@ -30,6 +30,7 @@ import pandas as pd
 
 from lsadyn.paper.claims import CLAIM_ROWS
 from lsadyn.paper.persistence.plan import LIMIT_CYCLE
+from lsadyn.paper.rows import span
 
 #: The markers of the provenance block on the first page of FINDINGS.md and of the findings page: the findings job
 #: writes :data:`PROVENANCE_PLACEHOLDER` between them, the build's hooks (:mod:`lsadyn_workflow.provenance`) the record.
@@ -81,7 +82,9 @@ class Tally:
     failing_ids: list = field(default_factory=list)
     claims_pass: list = field(default_factory=list)
     claims_fail: list = field(default_factory=list)
-    claims_informational: list = field(default_factory=list)  # claims with informational rows only
+    #: first-screen keys (claims and studies, :func:`finding_keys`) whose rows are all informational, in
+    #: first-screen order: from the rows' own ``informational`` flag, never a list kept by hand
+    claims_informational: list = field(default_factory=list)
 
 
 def claim_groups(c: pd.DataFrame):
@@ -107,8 +110,10 @@ def tally(claims: pd.DataFrame) -> Tally:
         d = g[~g.informational]
         if len(d):
             (t.claims_pass if bool(d["pass"].all()) else t.claims_fail).append(claim)
-        else:
-            t.claims_informational.append(claim)
+    keys = finding_keys(c)
+    for key in list(dict.fromkeys(k for k in CLAIM_ROWS if (keys == k).any())) + sorted(set(keys) - set(CLAIM_ROWS)):
+        if bool(c.loc[keys == key, "informational"].all()):
+            t.claims_informational.append(key)
     return t
 
 
@@ -252,12 +257,18 @@ def _study_key(rid: str, claim: str) -> str:
     return max(studies, key=len) if studies else claim
 
 
+def finding_keys(c: pd.DataFrame) -> pd.Series:
+    """The first-screen key of every row of ``c`` (:func:`_study_key`), indexed as ``c``."""
+    return pd.Series([_study_key(i, cl) for i, cl in zip(c["id"], c["claim"].astype(str))], index=c.index,
+                     dtype=object)
+
+
 def finding_groups(c: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     """(key, rows) in the order of :data:`~lsadyn.paper.claims.CLAIM_ROWS`: a row belongs to the key that is its id
     or begins it (a study of its own, e.g. ``C1b-offmanifold``; :func:`_study_key`), else to its claim. Raises
     ValueError naming a claim the claims table has and CLAIM_ROWS lacks (its first-screen row would have no "what the
     paper says")."""
-    keys = pd.Series([_study_key(i, cl) for i, cl in zip(c["id"], c["claim"].astype(str))], index=c.index)
+    keys = finding_keys(c)
     unknown = sorted(set(keys) - set(CLAIM_ROWS))
     if unknown:
         raise ValueError(f"findings: claims table has claim(s) {', '.join(unknown)} without a 'what the paper says' "
@@ -408,7 +419,11 @@ def _found_highdim(g, tables):
         dims = ""
         if ps is not None and len(ps):
             dims = f", d ∈ {_values(ps.loc[ps.study == 'dimension', 'd'])}"
-        parts.append(f"in {_of(runs)} persistence runs{dims}")
+        # the set counted: the (d, seed) runs of the paper's scenarios (rows C7-<scenario>-<model> that count; the
+        # saddle pair and the limit cycle are beyond the paper), the set fig_persistence's suptitle counts too
+        scen = sorted({re.fullmatch(r"C7-(.+)-(lsa|usa)", i).group(1) for i in runs["id"]})
+        parts.append(f"in {_of(runs)} persistence runs of the paper's {len(scen)} scenarios "
+                     f"({', '.join(sc.replace('_', ' ') for sc in scen)}){dims}")
     text = " and ".join(parts)
     failing = list(g.loc[~g["pass"] & ~g.informational, "id"])
     if failing:
@@ -479,9 +494,12 @@ def _found_beta(g, tables):
     if ps is not None and len(ps) and (ps.study == "beta").any():
         b = ps[ps.study == "beta"]
         where = f"over β ∈ {_values(b.beta)} at d = {_values(b.d).strip('{}')}, "
+        # an undetermined run (r(t) not settled) has no regime: it is not a change of regime, counted apart
         moving = b[b.regime == "undetermined"]
-        if len(moving):
-            unsettled = f"; undetermined (r(t) not settled): {_runs_text(moving, 'beta')}"
+        changed = b[(b.regime != b.expect) & (b.regime != "undetermined")]
+        unsettled = (f", {len(changed)} change it" + (f" ({_runs_text(changed, 'beta')})" if len(changed) else "")
+                     + f", {len(moving)} undetermined"
+                     + (f" (r(t) not settled: {_runs_text(moving, 'beta')})" if len(moving) else ""))
     return f"{where}{_of(g)} runs keep their regime ({_per_model(g)}){unsettled}"
 
 
@@ -492,8 +510,9 @@ def _found_offmanifold(g, tables):
     dens = om[om.start == "density"]
     ratio = dens.amplitude / dens.oa_distance
     return (f"{int((dens.regime_tokens == 'oscillate').sum())} of {len(dens)} runs from {dens.eps.nunique()} fixed "
-            f"densities keep oscillating about the OA interior point, n from {int(dens.n.min())} to "
-            f"{int(dens.n.max())}, amplitude / distance from the manifold {ratio.min():.3g} to {ratio.max():.3g}")
+            f"densities keep oscillating about the OA interior point, "
+            f"n {span(int(dens.n.min()), int(dens.n.max()), 'd', start='from ')}, "
+            f"amplitude / distance from the manifold {span(ratio.min(), ratio.max())}")
 
 
 def _found_continuation(g, tables):
@@ -512,7 +531,7 @@ def _found_continuation(g, tables):
         cyc = ct[(ct.kind == "cycle") & (ct.location == "interior")]
         n_st = int((cyc.stability == "stable").sum())
         parts.append(f"{_of(r)} limit-cycle branches born at Hopf points ({n_st} of {len(cyc)} cycles attracting, "
-                     f"multipliers {cyc.multiplier.min():.3g} to {cyc.multiplier.max():.3g}; "
+                     f"multipliers {span(cyc.multiplier.min(), cyc.multiplier.max())}; "
                      f"{ct[ct.kind == 'cycle_fold'].branch.nunique()} cycle-fold curve(s)) change stability only at a "
                      "cycle fold (C11d)")
     return "; ".join(parts) or _found_generic(g, tables)
@@ -548,7 +567,7 @@ def _found_exponents(g, tables):
                      "(C13b)")
     ex = tables.get("exponents")
     if ex is not None and len(ex):
-        parts.append(f"token runs' largest exponents from {ex.lyap_1.min():.3g} to {ex.lyap_1.max():.3g} over d ∈ "
+        parts.append(f"token runs' largest exponents {span(ex.lyap_1.min(), ex.lyap_1.max(), start='from ')} over d ∈ "
                      f"{_values(ex.d)} (LSA and USA)")
     if len(r := _pick(g, r"C13c-.*")):
         parts.append(f"every attractor has a basin of positive measure at {_passing_of(r)} multistable points (C13c)")
@@ -578,7 +597,7 @@ def _found_usa_oscillation(g, tables):
     if len(unstable):
         parts.append(f"the symmetric (mean-field) oscillation is unstable to the first harmonic at β ∈ "
                      f"{_values(unstable.beta)} of {_values(gr.beta)} (linearised growth "
-                     f"{unstable.growth_rate.min():.2g} to {unstable.growth_rate.max():.2g} per τ), neutral elsewhere")
+                     f"{span(unstable.growth_rate.min(), unstable.growth_rate.max(), '.2g')} per τ), neutral elsewhere")
     else:
         parts.append(f"the symmetric (mean-field) oscillation is neutral to the first harmonic at every β of "
                      f"{_values(gr.beta)}")
@@ -597,7 +616,7 @@ def _found_usa_oscillation(g, tables):
     gone = iid_neutral[iid_neutral.exit_time.notna()]
     if len(sym_neutral) and sym_neutral.exit_time.isna().all() and len(gone):
         parts.append(f"so at neutral β the mean-field orbit stays and finite n ends the oscillation (exits "
-                     f"{gone.exit_time.min():.3g} to {gone.exit_time.max():.3g} τ at n ≤ {int(gone.n.max())}), while at "
+                     f"{span(gone.exit_time.min(), gone.exit_time.max())} τ at n ≤ {int(gone.n.max())}), while at "
                      "unstable β the mean field itself leaves")
     rows = _pick(g, r"C7-usa-oscillation.*")
     text = "; ".join(parts)

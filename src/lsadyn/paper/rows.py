@@ -21,3 +21,11 @@ def counts_text(labels) -> str:
     """'cluster_converge 40, oscillate 3' (most frequent first); 'none' if empty."""
     vc = pd.Series(list(labels), dtype=object).value_counts()
     return ", ".join(f"{k} {v}" for k, v in vc.items()) or "none"
+
+
+def span(lo, hi, spec: str = ".3g", unit: str = "", start: str = "") -> str:
+    """'0.0015 to 0.029' (``lo`` and ``hi`` in format ``spec``), or the one value when both print the same at that
+    precision ('0.029', not '0.029 to 0.029'); ``unit`` is appended once, at the end; ``start`` ('from ') goes
+    before a range only ('from 1000 to 3000', but '1000')."""
+    a, b = format(lo, spec), format(hi, spec)
+    return (a if a == b else f"{start}{a} to {b}") + unit

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..rows import claim_row
+from ..rows import claim_row, span
 
 FLOQUET_RTOL = 1e-8
 #: C13d: a leading exponent up to this counts as <= 0 (zero at non-hyperbolic points: a double root of g is located
@@ -34,7 +34,7 @@ def floquet_row(fl: pd.DataFrame) -> dict:
     return claim_row("C13a-floquet", "Rotating clusters: the normal Floquet exponent from the monodromy matrix of the "
                      "OA variational equation equals the closed form (lsadyn.continuation.circle_cycle)", "oa",
                      len(fl), int(ok.sum()), bool(len(fl)) and bool(ok.all()),
-                     f"{len(fl)} rotating points (λ⊥ from {fl.exponent.min():.4g} to {fl.exponent.max():.4g}); "
+                     f"{len(fl)} rotating points (λ⊥ {span(fl.exponent.min(), fl.exponent.max(), '.4g', start='from ')}); "
                      f"largest relative error of λ⊥ {rel_lam.max():.2e}, of T {rel_T.max():.2e}, trivial multiplier "
                      f"within {fl.trivial_multiplier_error.max():.2e} of 1 (tolerance {FLOQUET_RTOL:g})",
                      informational=True)
@@ -76,7 +76,7 @@ def regimes_row(reg: pd.DataFrame) -> dict:
     tested = reg[reg.regime_oa.isin(EXPONENT_REGIMES)]
     ex = tested.exponent_oa.astype(float)
     ok = np.isfinite(ex) & (ex <= NEUTRAL_TOL)
-    by = ", ".join(f"{k} {g.exponent_oa.min():.3g} to {g.exponent_oa.max():.3g}"
+    by = ", ".join(f"{k} {span(g.exponent_oa.min(), g.exponent_oa.max())}"
                    for k, g in tested.groupby("regime_oa") if g.exponent_oa.notna().any())
     n_osc = int((reg.regime_oa == "oscillate").sum())
     return claim_row("C13d-regimes", "Every d = 2 case row whose OA regime is an equilibrium or rotating clusters "

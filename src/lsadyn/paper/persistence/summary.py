@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..rows import claim_row as _row
+from ..rows import span
 from .plan import BEYOND_PAPER
 
 # ---------------------------------------------------------------------------------------------- summaries
@@ -24,6 +25,16 @@ def d2_reference(table: pd.DataFrame) -> pd.DataFrame:
         rows.append({"scenario": sc, "model": m, "regime_d2": g.regime.value_counts().index[0],
                      "period_d2": float(np.nanmedian(g.period)) if g.period.notna().any() else np.nan})
     return pd.DataFrame(rows, columns=["scenario", "model", "regime_d2", "period_d2"])
+
+
+#: the regimes whose end state has a cluster shape (the table's cluster_shape is recorded for every run: an interior
+#: or undetermined run's is not a clustered end state and is not counted)
+CLUSTERED = ("cluster_converge", "cluster_rotate")
+
+
+def clustered_runs(g: pd.DataFrame) -> pd.DataFrame:
+    """The runs of ``g`` labelled with a clustered regime (:data:`CLUSTERED`) whose cluster shape is known."""
+    return g[g.regime.isin(CLUSTERED) & ~g.cluster_shape.isin(["none", ""])]
 
 
 def persistence_summary(table: pd.DataFrame) -> pd.DataFrame:
@@ -45,7 +56,7 @@ def persistence_summary(table: pd.DataFrame) -> pd.DataFrame:
         holds_to = int(per_d.index.max()) if broken.empty else (
             int(per_d[per_d.index < broken.index.min()].index.max()) if (per_d.index < broken.index.min()).any()
             else 0)
-        cl = g[g.cluster_shape != "none"]
+        cl = clustered_runs(g)
         period_ratio = g.period / ref.period_d2.get((sc, m), np.nan) if (sc, m) in ref.index else g.period * np.nan
         pr = period_ratio[(g.regime == "oscillate") & (g.d > 2)]
         pc = period_comparison(g)
@@ -115,7 +126,7 @@ def beta_summary(table: pd.DataFrame) -> pd.DataFrame:
     for (sc, m, b), g in bs.groupby(["scenario", "model", "beta"], sort=True):
         rot = g[g.regime == "cluster_rotate"]
         osc = g[g.regime == "oscillate"]
-        clustered = g[g.regime.isin(["cluster_converge", "cluster_rotate"])]
+        clustered = clustered_runs(g)
         rate = float(rot.rate.median()) if len(rot) else np.nan
         period = float(osc.period.median()) if len(osc) else np.nan
         rows.append({"scenario": sc, "model": m, "beta": b, "regimes": _counts(g.regime),
@@ -148,11 +159,12 @@ SETTLE_KEY = {"dimension": "persistence.dimension.settle_horizon sets it per sce
 
 
 def regime_changes(g: pd.DataFrame, expect: str) -> str:
-    """'beta 2: cluster_converge 1 (1 of 1 runs)'-style list of the β where some run leaves ``expect`` (an
-    ``undetermined`` run is listed by that label: it did not settle within its budget)."""
+    """'beta 2: cluster_converge 1 (1 of 1 runs)'-style list of the β where some decided run is in another regime
+    than ``expect``. An ``undetermined`` run did not settle within its budget: it has no regime, so it is no change
+    of regime and is not listed here (:func:`_undetermined_note` names those runs)."""
     parts = []
     for b, gb in g.groupby("beta", sort=True):
-        off = gb[gb.regime != expect]
+        off = gb[(gb.regime != expect) & (gb.regime != "undetermined")]
         if len(off):
             parts.append(f"beta {b:g}: {_counts(off.regime)} ({len(off)} of {len(gb)} runs)")
     return "; ".join(parts)
@@ -195,7 +207,7 @@ def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: fl
         ds = sorted(int(x) for x in g.d.unique())
         off = g[g.regime != expect]
         where = "; ".join(f"d = {int(r.d)} seed {int(r.seed)}: {r.regime}" for r in off.itertuples())
-        cl = g[g.cluster_shape != "none"]
+        cl = clustered_runs(g)
         shape = (f"; clustered end states: {_counts(cl.cluster_shape)}" if len(cl) else "")
         if len(cl) and m == "lsa":
             shape += " (LSA keeps every token's side: an antipodal pair, as in d = 2)"
@@ -251,7 +263,7 @@ def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: fl
                              "the paper)", "batch-lsa", len(g), agree, ok, ev, note, informational=True))
         else:
             note = f"observed {_counts(g.regime)} over beta in {{{betas}}}; " + (
-                f"regime changes at {changes}" if changes else "no change") + undetermined
+                f"regime changes at {changes}" if changes else "no decided run changes regime") + undetermined
             rot = g[g.rate_rel_err.notna()]
             if len(rot):
                 note += f"; rotation rate vs 2 e^beta sqrt(w^2 - q^2): max relative error {rot.rate_rel_err.max():.2e}"
@@ -285,11 +297,11 @@ def findings_paragraph(table: pd.DataFrame) -> str:
                 if r.period_within_d2 or r.period_outside_d2:
                     within = ", ".join(r.period_within_d2.split())
                     outside = ", ".join(r.period_outside_d2.split())
-                    span = "the d = 2 runs' range (0.5 % tolerance)"
+                    d2_range = "the d = 2 runs' range (0.5 % tolerance)"
                     extra += (" — "
-                              + (f"overlapping {span} at d = {within}" + (f"; outside it at d = {outside}"
+                              + (f"overlapping {d2_range} at d = {within}" + (f"; outside it at d = {outside}"
                                                                           if outside else "")
-                                 if within else f"outside {span} at d = {outside}"))
+                                 if within else f"outside {d2_range} at d = {outside}"))
                 if r.period_not_compared:
                     extra += "; not compared (no oscillating run at d = 2) at d = " + ", ".join(
                         r.period_not_compared.split())
@@ -347,6 +359,6 @@ def findings_paragraph(table: pd.DataFrame) -> str:
             if np.isfinite(r.period):
                 parts.append(f"period of R₂ {r.period:.4g}" + (f" (period·β {r.period_times_beta:.4g})" if lsa
                                                                else ""))
-            parts.append(f"r over the part of the run the classifier reads {r.r_min:.3g} to {r.r_max:.3g}")
+            parts.append(f"r over the part of the run the classifier reads {span(r.r_min, r.r_max)}")
             lines.append(f"- {r.scenario} {r.model.upper()} β = {r.beta:g}: " + "; ".join(parts))
     return "\n".join(lines) + "\n"
