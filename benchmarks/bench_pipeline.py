@@ -58,10 +58,11 @@ BUILDS = {  # name: (config files, label, extra environment)
 
 
 def copy_env(repo: Path, numba_cache: Path) -> dict:
-    """The environment of a build in ``repo``: its own src/ first on PYTHONPATH (not an installed or
-    editable lsadyn elsewhere) and the numba cache ``numba_cache`` (not the user's)."""
+    """The environment of a build in ``repo``: its own src/ and workflow/lib/ on PYTHONPATH, in place of any
+    other checkout's (not an installed or editable lsadyn elsewhere: the Snakefile stops if it would import one),
+    and the numba cache ``numba_cache`` (not the user's)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(numba_cache))
-    env["PYTHONPATH"] = os.pathsep.join([str(repo / "src")] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    env["PYTHONPATH"] = os.pathsep.join([str(repo / "src"), str(repo / "workflow/lib")])
     env.setdefault("MPLBACKEND", "Agg")
     return env
 
@@ -81,12 +82,54 @@ def timed(cmd, cwd, numba_cache, cpu=None, env=None):
     return wall
 
 
-def job_seconds(repo: Path) -> dict:
+def job_seconds(repo: Path, column: str = "s") -> dict:
+    """Each benchmarked job's ``column`` (``s``: wall seconds, ``cpu_time``: core-seconds) from its rule's
+    ``benchmark:`` file."""
     out = {}
     for tsv in sorted((repo / "benchmarks/pipeline").glob("*.tsv")):
         with open(tsv) as fh:
-            out[tsv.stem] = float(next(csv.DictReader(fh, delimiter="\t"))["s"])
+            out[tsv.stem] = float(next(csv.DictReader(fh, delimiter="\t"))[column])
     return out
+
+
+def job_graph(repo: Path) -> dict:
+    """The build's jobs from Snakemake's log (``.snakemake/log/``, the newest): {jobid: (benchmark file stem or rule
+    name, jobids of the jobs whose outputs it reads)}."""
+    log = max((repo / ".snakemake/log").glob("*.snakemake.log"), key=lambda f: f.stat().st_mtime)
+    jobs, producer, cur = {}, {}, None
+    for line in log.read_text().splitlines():
+        text = line.strip()
+        if line.startswith(("rule ", "localrule ")) and text.endswith(":"):
+            cur = {"name": text.split()[1].rstrip(":"), "input": [], "output": []}
+        elif cur is not None and text.startswith(("input:", "output:")):
+            key, _, files = text.partition(":")
+            cur[key] = [f.strip() for f in files.split(",")]
+        elif cur is not None and text.startswith("jobid:"):
+            cur["id"] = int(text.split(":")[1])
+            jobs[cur["id"]] = cur
+            producer.update({f: cur["id"] for f in cur["output"]})
+        elif cur is not None and text.startswith("benchmark:"):
+            cur["name"] = Path(text.split(":", 1)[1].strip()).stem
+    return {i: (j["name"], sorted({producer[f] for f in j["input"] if f in producer})) for i, j in jobs.items()}
+
+
+def floor(repo: Path, cpu: dict, cores: int) -> dict:
+    """What no schedule of this build's jobs on ``cores`` cores beats, from each job's CPU seconds ``cpu`` (its
+    ``benchmark:`` file): their sum over ``cores`` and the longest chain of jobs that wait for one another."""
+    graph = job_graph(repo)
+    memo = {}
+
+    def chain(i):  # (CPU seconds, job names) of the costliest chain ending in job i
+        if i not in memo:
+            name, deps = graph[i]
+            best = max((chain(d) for d in deps), default=(0.0, []))
+            memo[i] = (best[0] + cpu.get(name, 0.0), best[1] + [name])
+        return memo[i]
+
+    longest = max((chain(i) for i in graph), default=(0.0, []))
+    total = sum(cpu.values())
+    return {"jobs": len(graph), "job_cpu_seconds": total, "longest_chain_cpu_seconds": longest[0],
+            "longest_chain": [n for n in longest[1] if n in cpu], "floor_seconds": max(total / cores, longest[0])}
 
 
 def build(name: str, repo: Path, numba_cache: Path, cores: int) -> dict:
@@ -102,8 +145,10 @@ def build(name: str, repo: Path, numba_cache: Path, cores: int) -> dict:
     expected = "compiled" if name.endswith("_first") else "loaded from the cache"
     if not kernels.startswith(expected):
         raise SystemExit(f"{name}: expected the kernels {expected}, the build says: {kernels}")
+    job_cpu = job_seconds(repo, "cpu_time")
     return {"label": label, "seconds": wall, "cpu_seconds": cpu["seconds"], "kernels": kernels,
-            "job_seconds": job_seconds(repo), "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+            "job_seconds": job_seconds(repo), "job_cpu_seconds": job_cpu, "floor": floor(repo, job_cpu, cores),
+            "load_average_1min": os.getloadavg()[0], "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 
 def slurm_probe_seconds() -> float | None:
@@ -128,31 +173,38 @@ def main(argv=None):
                     help="time only the quick builds (keep the last paper-build records)")
     ap.add_argument("--paper", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for old commands
     ap.add_argument("--cores", type=int, default=2)
-    ap.add_argument("--keep", type=Path, help="copy the first paper build's results/ and paper_figures/ here")
+    ap.add_argument("--only", nargs="+", choices=list(BUILDS), help="time only these builds (keep the others' records)")
+    ap.add_argument("--keep", type=Path, help="copy each first build's results/ and paper_figures/ (and its "
+                    "benchmarks/pipeline/ and log) to KEEP/<build>/")
     ap.add_argument("--out", type=Path, default=OUT, help=f"JSON record to write (default {OUT.relative_to(ROOT)})")
     args = ap.parse_args(argv)
     result = {"machine": platform.platform(), "cpus": os.cpu_count(), "cores": args.cores, "builds": {},
               "slurm_probe_seconds": slurm_probe_seconds()}
-    names = [n for n in BUILDS if not (args.quick_only and n.startswith("paper"))]
+    names = [n for n in BUILDS if not (args.quick_only and n.startswith("paper")) and (not args.only or n in args.only)]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         caches = {"quick": tmp / "numba_quick", "paper": tmp / "numba_paper"}  # each starts empty
-        dag = fresh_copy(tmp / "dag")
-        result["dag_seconds"] = min(timed([sys.executable, "-m", "snakemake", "-n"], dag, tmp / "numba_dag")
-                                    for _ in range(3))
-        sweep_cmd = [sys.executable, "-m", "snakemake", "-n", "--configfile", "workflow/config/sweep.yaml"]
-        result["sweep_dag_seconds"] = min(timed(sweep_cmd, dag, tmp / "numba_dag") for _ in range(3))
-        shutil.rmtree(dag)
+        if not args.only:
+            dag = fresh_copy(tmp / "dag")
+            result["dag_seconds"] = min(timed([sys.executable, "-m", "snakemake", "-n"], dag, tmp / "numba_dag")
+                                        for _ in range(3))
+            sweep_cmd = [sys.executable, "-m", "snakemake", "-n", "--configfile", "workflow/config/sweep.yaml"]
+            result["sweep_dag_seconds"] = min(timed(sweep_cmd, dag, tmp / "numba_dag") for _ in range(3))
+            shutil.rmtree(dag)
         for name in names:
             repo = fresh_copy(tmp / name)
             result["builds"][name] = build(name, repo, caches[name.split("_")[0]], args.cores)
-            if args.keep and name == "paper_first":
-                for sub in ("results", "paper_figures"):
-                    shutil.copytree(repo / sub, args.keep / sub, dirs_exist_ok=True)
+            if args.keep and name.endswith("_first"):
+                for sub in ("results", "paper_figures", "benchmarks/pipeline", ".snakemake/log"):
+                    shutil.copytree(repo / sub, args.keep / name / sub, dirs_exist_ok=True)
             shutil.rmtree(repo)
-    if args.quick_only and args.out.exists():  # keep the last paper-build records (each says when it was taken)
+    if (args.quick_only or args.only) and args.out.exists():  # keep the other builds' records (each says when)
         old = json.loads(args.out.read_text()).get("builds", {})
-        result["builds"].update({k: v for k, v in old.items() if k.startswith("paper")})
+        result["builds"] = {k: result["builds"].get(k, old.get(k)) for k in BUILDS
+                            if k in result["builds"] or k in old}
+        if args.only:  # the DAG timings are not repeated
+            result.update({k: v for k, v in json.loads(args.out.read_text()).items()
+                           if k in ("dag_seconds", "sweep_dag_seconds")})
     targets = {"dag_under_5s": result["dag_seconds"] < 5, "sweep_dag_under_5s": result["sweep_dag_seconds"] < 5}
     for name, rec in result["builds"].items():
         limit = 45 if name.startswith("quick") else 240
@@ -168,6 +220,11 @@ def main(argv=None):
         print(f"{'scontrol show config (in every snakemake start)':<62}{result['slurm_probe_seconds']:>8.1f}")
     for name, rec in result["builds"].items():
         print(f"{rec['label']:<62}{rec['seconds']:>8.1f}{rec['cpu_seconds']:>8.1f}   kernels {rec['kernels']}")
+        if "floor" in rec:
+            fl = rec["floor"]
+            print(f"  {fl['jobs']} jobs, {fl['job_cpu_seconds']:.0f} core-s in them; longest chain "
+                  f"{fl['longest_chain_cpu_seconds']:.0f} s ({' -> '.join(fl['longest_chain'])}); floor on "
+                  f"{args.cores} cores {fl['floor_seconds']:.0f} s")
     for name, rec in result["builds"].items():
         for job, s in rec["job_seconds"].items():
             print(f"  {name}: {job:<30}{s:>8.1f}")

@@ -59,6 +59,8 @@ rule atlas_table:
         phase="results/tables/atlas_phase.csv",
     log:
         "logs/atlas_table.log",
+    benchmark:
+        "benchmarks/pipeline/atlas_table.tsv"
     conda:
         "../../environment.yml"
     threads: 1

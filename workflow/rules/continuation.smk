@@ -17,6 +17,8 @@ rule continuation:
         ),
     log:
         "logs/continuation.log",
+    benchmark:
+        "benchmarks/pipeline/continuation.tsv"
     conda:
         "../../environment.yml"
     threads: 1

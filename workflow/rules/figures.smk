@@ -44,6 +44,8 @@ for _fig, (_inputs, _category, _params) in FIGURE_TABLE.items():
             ),
         log:
             f"logs/figures/{_fig}.log",
+        benchmark:
+            f"benchmarks/pipeline/{_fig}.tsv"
         conda:
             "../../environment.yml"
         threads: 1

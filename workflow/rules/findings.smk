@@ -33,6 +33,8 @@ rule findings:
         ),
     log:
         "logs/findings.log",
+    benchmark:
+        "benchmarks/pipeline/findings.tsv"
     conda:
         "../../environment.yml"
     threads: 1

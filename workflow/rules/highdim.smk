@@ -34,6 +34,8 @@ rule highdim_table:
         "results/tables/highdim.csv",
     log:
         "logs/highdim_table.log",
+    benchmark:
+        "benchmarks/pipeline/highdim_table.tsv"
     conda:
         "../../environment.yml"
     threads: 1

@@ -15,6 +15,8 @@ rule compile_kernel_part:
         "results/sim/kernels/{part}.json",
     log:
         "logs/compile_kernels/{part}.log",
+    benchmark:
+        "benchmarks/pipeline/compile_kernel_part_{part}.tsv"
     wildcard_constraints:
         part="|".join(KERNEL_JOBS),
     priority: 50
@@ -41,6 +43,8 @@ rule compile_kernels:
         "results/sim/kernels_compiled.txt",
     log:
         "logs/compile_kernels/driver.log",
+    benchmark:
+        "benchmarks/pipeline/compile_kernels.tsv"
     priority: 50
     conda:
         "../../environment.yml"
@@ -64,6 +68,8 @@ rule compile_bl_kernels:
         "results/stability/bl_kernels_compiled.txt",
     log:
         "logs/compile_kernels/bl.log",
+    benchmark:
+        "benchmarks/pipeline/compile_bl_kernels.tsv"
     priority: 20
     conda:
         "../../environment.yml"
@@ -85,6 +91,8 @@ rule compile_sphere_kernels:
         "results/sim/sphere_kernels_compiled.txt",
     log:
         "logs/compile_kernels/sphere.log",
+    benchmark:
+        "benchmarks/pipeline/compile_sphere_kernels.tsv"
     priority: 20
     conda:
         "../../environment.yml"

@@ -34,6 +34,8 @@ rule movie:
         ),
     log:
         "logs/movies/{movie}.log",
+    benchmark:
+        "benchmarks/pipeline/movie_{movie}.tsv"
     conda:
         "../../environment.yml"
     threads: 1

@@ -54,6 +54,8 @@ rule persistence_table:
         "results/tables/persistence.csv",
     log:
         "logs/persistence_table.log",
+    benchmark:
+        "benchmarks/pipeline/persistence_table.tsv"
     conda:
         "../../environment.yml"
     threads: 1

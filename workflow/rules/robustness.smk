@@ -69,6 +69,8 @@ rule robustness_table:
         "results/tables/robustness.csv",
     log:
         "logs/robustness_table.log",
+    benchmark:
+        "benchmarks/pipeline/robustness_table.tsv"
     conda:
         "../../environment.yml"
     threads: 1

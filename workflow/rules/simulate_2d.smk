@@ -43,6 +43,8 @@ rule case4_orbits:
         "results/sim/case4_orbits.npz",
     log:
         "logs/case4_orbits.log",
+    benchmark:
+        "benchmarks/pipeline/case4_orbits.tsv"
     conda:
         "../../environment.yml"
     threads: 1
@@ -64,6 +66,8 @@ rule bifurcation_fit:
         "results/tables/bifurcation_fit.csv",
     log:
         "logs/bifurcation_fit.log",
+    benchmark:
+        "benchmarks/pipeline/bifurcation_fit.tsv"
     conda:
         "../../environment.yml"
     threads: 1

@@ -34,6 +34,8 @@ rule stability_table:
         "results/tables/stability.csv",
     log:
         "logs/stability_table.log",
+    benchmark:
+        "benchmarks/pipeline/stability_table.tsv"
     conda:
         "../../environment.yml"
     threads: 1

@@ -10,6 +10,8 @@ rule regimes_table:
         disagreements="results/tables/disagreements.csv",
     log:
         "logs/regimes_table.log",
+    benchmark:
+        "benchmarks/pipeline/regimes_table.tsv"
     conda:
         "../../environment.yml"
     threads: 1
@@ -56,6 +58,8 @@ rule claims_table:
         ),
     log:
         "logs/claims_table.log",
+    benchmark:
+        "benchmarks/pipeline/claims_table.tsv"
     conda:
         "../../environment.yml"
     threads: 1

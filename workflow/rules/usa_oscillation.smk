@@ -90,6 +90,8 @@ rule usa_oscillation_table:
         series="results/usa_oscillation/series.csv",
     log:
         "logs/usa_oscillation_table.log",
+    benchmark:
+        "benchmarks/pipeline/usa_oscillation_table.tsv"
     conda:
         "../../environment.yml"
     threads: 1
