@@ -43,6 +43,14 @@ def time_scale(A, V, beta) -> float:
     return 1.0 / s if s > 0 else 1.0
 
 
+def time_scales(A, V, beta) -> np.ndarray:
+    """:func:`time_scale` of every point of a batch, A and V (N, d, d), ``beta`` scalar or (N,) → τ (N,): the same
+    2-norms (one stacked SVD call each for A and V, LAPACK per matrix as for one) and the same arithmetic, so
+    equal to it bit for bit (tests/test_api_batch.py)."""
+    s = beta * np.linalg.norm(A, 2, axis=(-2, -1)) * np.linalg.norm(V, 2, axis=(-2, -1))
+    return np.divide(1.0, s, out=np.ones_like(s), where=s > 0)
+
+
 def _times(A, V, beta, horizon, n_samples):
     horizon = as_positive_float(horizon, "horizon")
     n_samples = as_int_at_least(n_samples, "n_samples", 64)
@@ -70,7 +78,7 @@ def _batch_inputs(A, V, beta):
     beta = np.broadcast_to(np.asarray(beta, dtype=float), A.shape[:1])
     if not np.all(beta > 0):
         raise ValueError("beta: must be > 0")
-    tau = np.array([time_scale(a, v, b) for a, v, b in zip(A, V, beta)])
+    tau = time_scales(A, V, beta)
     return A, V, beta, tau
 
 
@@ -79,6 +87,12 @@ def _rescale(res: RegimeResult, tau: float) -> RegimeResult:
     res.arg_R2_rate = res.arg_R2_rate / tau
     res.period = res.period * tau
     return res
+
+
+def _median(values) -> float:
+    """``float(np.median(values))`` of a non-empty list; one value (the atlas's single start) without numpy's
+    per-call cost: np.median of one value is its mean, 0.0 + v (so −0.0 → 0.0, NaN stays NaN)."""
+    return 0.0 + float(values[0]) if len(values) == 1 else float(np.median(values))
 
 
 def _vote(results, method):
@@ -96,13 +110,13 @@ def _vote(results, method):
     algebraic = [r for r in chosen if r.details.get("approach") == "algebraic"]
     if algebraic:
         details.update(approach="algebraic",
-                       extrapolated_abs_R2=float(np.median([r.details["extrapolated_abs_R2"] for r in algebraic])),
-                       abs_R2_last=float(np.median([r.details["abs_R2_last"] for r in algebraic])))
+                       extrapolated_abs_R2=_median([r.details["extrapolated_abs_R2"] for r in algebraic]),
+                       abs_R2_last=_median([r.details["abs_R2_last"] for r in algebraic]))
     return RegimeResult(
         label,
-        float(np.median([r.abs_R2 for r in chosen])),
-        float(np.median([r.arg_R2_rate for r in chosen])),
-        float(np.median([r.period for r in chosen])),
+        _median([r.abs_R2 for r in chosen]),
+        _median([r.arg_R2_rate for r in chosen]),
+        _median([r.period for r in chosen]),
         method,
         details,
     )

@@ -243,14 +243,16 @@ def interior_drift(t, mod, r_end, tol: RegimeTolerances, unit: str = "unit time"
     """Stationarity of a near-constant interior |R₂| (module doc): None when stationary, else (reason, details)."""
     h = mod.size // 2
     a, b = mod[:h], mod[h:]
-    rate = float(np.polyfit(t, mod, 1)[0])
-    details = {"drift_rate": rate}
     trend = tol.tol_trend * (1.0 - r_end)
-    if abs(mod[-1] - mod[0]) > trend or abs(b.mean() - a.mean()) > min(trend, tol.tol_interior):
+    slow = abs(mod[-1] - mod[0]) > trend or abs(b.mean() - a.mean()) > min(trend, tol.tol_interior)
+    spreading = not slow and np.ptp(b) > (1 + tol.tol_stationary) * np.ptp(a) + 1e-3 * tol.tol_abs  # (floor: noise)
+    if not (slow or spreading):
+        return None
+    rate = float(np.polyfit(t, mod, 1)[0])  # (only for the reason: a stationary window skips the fit)
+    details = {"drift_rate": rate}
+    if slow:
         return f"|R2| still {_rising(rate)}, {abs(rate):.1e} per {unit} (slow approach)", details
-    if np.ptp(b) > (1 + tol.tol_stationary) * np.ptp(a) + 1e-3 * tol.tol_abs:  # (floor: integrator noise)
-        return f"|R2| spread growing ({np.ptp(a):.2g} then {np.ptp(b):.2g} in the window's halves)", details
-    return None
+    return f"|R2| spread growing ({np.ptp(a):.2g} then {np.ptp(b):.2g} in the window's halves)", details
 
 
 def _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method):
@@ -345,7 +347,9 @@ def classify_r2_trajectory(t, R2, tol: RegimeTolerances | None = None, method: s
             period = float(np.mean(np.diff(crossings)))
             return RegimeResult("oscillate", r_end, rate, period, method, {"amplitude": float(a2)})
         return undetermined("decaying oscillation")
+    cluster = _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method)
+    if cluster is not None:
+        return cluster
     slope = float(np.polyfit(tw, mod, 1)[0]) if length > 0 else nan
     what = "fewer than 2 periods in the window; " if crossings.size >= 2 else ""
-    return _algebraic_result(tw, mod, phi, dphi, rate, r_end, tol, method) or undetermined(
-        f"{what}|R2| still {_rising(slope)}, {abs(slope):.1e} per {unit}", {"drift_rate": slope})
+    return undetermined(f"{what}|R2| still {_rising(slope)}, {abs(slope):.1e} per {unit}", {"drift_rate": slope})
