@@ -194,8 +194,18 @@ def test_stage_tables_and_claim_rows():
     bs = basin_table(basin_points(STAGE_CFG), 1.0, ex["basins"])
     reg = pd.DataFrame({"regime_oa": ["cluster_rotate", "oscillate", "cluster_converge"],
                         "exponent_oa": [-0.5, np.nan, np.nan]})
-    rows = {r["id"]: r for r in claim_rows(tok, fl, bs, reg, ex["tol"])}
-    assert list(rows) == ["C13a-floquet", "C13b-rotate", "C13c-two", "C13d-regimes"]
+    cols = ["model", "d", "regime", "contraction_exponent", "contraction_exponent_theory"]
+    hd = pd.DataFrame([["lsa", 10, "cluster_rotate", -0.70, -0.707], ["usa", 10, "oscillate", np.nan, np.nan]],
+                      columns=cols)
+    ps = pd.DataFrame([["usa", 3, "cluster_converge", -2.0, np.nan], ["lsa", 2, "cluster_converge", np.nan, -1.3]],
+                      columns=cols)
+    rows = {r["id"]: r for r in claim_rows(tok, fl, bs, reg, ex["tol"], hd, ps)}
+    assert list(rows) == ["C13a-floquet", "C13b-rotate", "C13c-two", "C13d-regimes", "C13e-clusters"]
+    assert rows["C13e-clusters"]["pass"] and rows["C13e-clusters"]["n_tested"] == 1
+    assert "1 without a settled fit" in rows["C13e-clusters"]["evidence"]
+    assert "1 without a prediction" in rows["C13e-clusters"]["evidence"]
+    hd.loc[0, "contraction_exponent"] = -0.5  # 29 % off: fails
+    assert not claim_rows(tok, fl, bs, reg, ex["tol"], hd, ps)[-1]["pass"]
     assert rows["C13a-floquet"]["pass"] and rows["C13a-floquet"]["n_tested"] == 2
     assert rows["C13c-two"]["n_tested"] == 2
     assert not rows["C13d-regimes"]["pass"] and rows["C13d-regimes"]["n_agree"] == 1  # a row without an exponent

@@ -29,6 +29,7 @@ import numpy as np
 
 from .api import time_scale
 from .budget import softmax_d2_uses_moments
+from .exponents.cluster import CLUSTERED, contraction_exponent
 from .fields.attention import USA_MAX_LOGIT
 from .fields.kernels import exp_inplace
 from .fields.kuramoto_daido import batch_forms, usa_field_batch_moments
@@ -184,8 +185,9 @@ class BatchResult:
     ``r_change_last_quarter`` (:func:`lsadyn.observers.r_change_last_quarter` of r over the run up to where it was
     decided), ``settled`` (the run was decided: ``result.regime != 'undetermined'``; a labelled run always has
     |``r_change_last_quarter``| ≤ :data:`lsadyn.observers.SETTLED_R_CHANGE`, as :func:`regime_batch` never labels a
-    run whose r(t) is still changing, so False means its r and period describe a transient), and ``X`` (the final
-    tokens, (n, d))."""
+    run whose r(t) is still changing, so False means its r and period describe a transient), ``X`` (the final
+    tokens, (n, d)) and ``contraction_exponent`` (1 / time: :func:`lsadyn.exponents.cluster.contraction_exponent` of
+    r over the observed part of a run labelled with clusters, how fast they tighten; NaN otherwise)."""
 
     result: RegimeResult
     tau: float
@@ -198,6 +200,7 @@ class BatchResult:
     r_change_last_quarter: float
     settled: bool
     X: np.ndarray = field(repr=False)
+    contraction_exponent: float = float("nan")
 
 
 def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: RegimeTolerances | None = None,
@@ -239,7 +242,7 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
     if tol is None:
         tol = RegimeTolerances(tol_zero=r_noise_floor(n, d)) if d > 2 else RegimeTolerances()
     wtol = window_tolerances(tol)
-    windows, changes = {}, {}
+    windows, changes, observed = {}, {}, {}
     # observed: the last half of the run (what r_change_last_quarter reads) or the classifier's window if longer;
     # the classifier reads its own window, cut from it as decide would cut it (same samples, same result)
     observe = max(float(tol.window), 0.5)
@@ -250,6 +253,7 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
         cut = j >= int(np.floor((1 - tol.window) * n_run))
         changes[i] = r_change_last_quarter(obs[:, 0], n_run=n_run)
         windows[i] = obs[cut, 0].copy()
+        observed[i] = (s.copy(), obs[:, 0].copy())
         res = classify_r2_trajectory(s[cut], pseudo_r2(obs[cut, 0], obs[cut, 1:]), wtol, method=f"batch-{model}",
                                      unit="τ")
         if res.regime != "undetermined" and not r_settled(changes[i]):
@@ -269,8 +273,10 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
         side = X @ u
         maj = max(int(np.sum(side > 0)), int(np.sum(side < 0))) / n
         r = windows[i]
+        lam = (contraction_exponent(*observed[i], res.period / tau[i] if res.regime == "cluster_rotate" else None)
+               / tau[i] if res.regime in CLUSTERED else float("nan"))
         out.append(BatchResult(res, float(tau[i]), float(r.min()), float(r.max()), float(r.mean()),
                                cluster_shape(X), float(mean_token_norm(X)), maj, changes[i],
-                               res.regime != "undetermined", X.copy()))
+                               res.regime != "undetermined", X.copy(), lam))
     return out
 

@@ -30,9 +30,11 @@ rows = claims_2d(sims, load_table(sm.input.bifurcation, "bifurcation_fit"), load
                  sm.params.n_tokens, sm.params.max_undetermined)
 rows += claims_stability(load_table(sm.input.stability, "stability_run"), sm.params.eps_small)
 rows += claims_offmanifold(load_table(sm.input.offmanifold))
-rows += claims_highdim(load_table(sm.input.highdim, "highdim_run"))
+highdim = load_table(sm.input.highdim, "highdim_run")
+rows += claims_highdim(highdim)
 rows += claims_robustness(load_table(sm.input.robustness, "robustness_run"))
-rows += persistence_claim_rows(load_table(sm.input.persistence, "persistence_run"), sm.params.max_undetermined)
+persistence = load_table(sm.input.persistence, "persistence_run")
+rows += persistence_claim_rows(persistence, sm.params.max_undetermined)
 rows += continuation_claim_rows(load_table(sm.input.continuation, "continuation"), sm.params.continuation["planes"],
                                 sm.params.beta, sims)
 rows += usa_oscillation_claim_rows(load_table(sm.input.usa_oscillation, "usa_oscillation_run"),
@@ -45,7 +47,7 @@ rows += atlas_claim_rows(load_table(sm.input.atlas, "atlas"), load_table(sm.inpu
                          sm.params.atlas_r_threshold)
 rows += exponents_claim_rows(load_table(sm.input.exponents, "exponents"), load_table(sm.input.floquet, "floquet"),
                              load_table(sm.input.basins, "basins"), load_table(sm.input.regimes, "regimes"),
-                             sm.params.exponents_tol)
+                             sm.params.exponents_tol, highdim, persistence)
 table = claims_table(rows)
 log.info("claims: %d rows, %d passing", len(table), int((table["pass"] == True).sum()))  # noqa: E712
 write_csv(table, sm.output[0])

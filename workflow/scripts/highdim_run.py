@@ -53,7 +53,9 @@ for model in sc.get("models") or run["models"]:
                  "rtol": run["rtol"], "rtol_check": rtol_check, "regime_check": check["regime"],
                  "r_final_check": check["r_final"], "drift_rate_check": check["drift_rate"],
                  "check_ok": ok, "r_change_last_quarter": change, "offplane_start": res["offplane_start"],
-                 "offplane_final": res["offplane_final"], "transverse_rate": lam, "note": res["reason"]})
+                 "offplane_final": res["offplane_final"], "transverse_rate": lam,
+                 "contraction_exponent": res["contraction_exponent"],
+                 "contraction_exponent_theory": res["contraction_exponent_theory"], "note": res["reason"]})
     for key in ("t", "r", "swept_angle", "snapshot_times", "histograms", "bin_edges"):
         arrays[f"{model}_{key}"] = np.asarray(res[key])
 write_csv(pd.DataFrame(rows), sm.output.table)

@@ -573,6 +573,9 @@ def _found_exponents(g, tables):
         parts.append(f"every attractor has a basin of positive measure at {_passing_of(r)} multistable points (C13c)")
     if len(r := _pick(g, r"C13d-.*")):
         parts.append(f"{_of(r)} case rows carry their OA attractor's leading exponent, all <= 0 (C13d)")
+    if len(r := _pick(g, r"C13e-.*")):
+        parts.append(f"token runs that end in clusters and show a settled contraction tighten at their final "
+                     f"cluster's differential exponent in {_of(r)} (C13e; the rest carry the prediction only)")
     return "; ".join(parts) or _found_generic(g, tables)
 
 

@@ -347,7 +347,8 @@ TABLES = {
         integer=("point_id",)),
     "highdim_run": TableSpec(
         numeric=("r_final", "drift_rate", "period", "mean_token_norm", "rtol", "rtol_check", "r_final_check",
-                 "r_change_last_quarter", "horizon", "offplane_start", "offplane_final", "transverse_rate"),
+                 "r_change_last_quarter", "horizon", "offplane_start", "offplane_final", "transverse_rate",
+                 "contraction_exponent", "contraction_exponent_theory"),
         finite=("rtol", "rtol_check", "horizon", "offplane_start"), text=("scenario", "model"), labels=("regime", "regime_check"),
         finite_unless_undetermined=(("regime", ("r_final", "drift_rate", "mean_token_norm", "r_change_last_quarter")),
                                     ("regime_check", ("r_final_check",))),
@@ -365,7 +366,8 @@ TABLES = {
         integer=("run", "d", "n_tokens", "perturb_seed", "bits")),
     "persistence_run": TableSpec(
         numeric=("r_final", "r_min", "r_max", "r_mean", "rate", "period", "mean_token_norm", "majority", "tau",
-                 "rate_theory", "rate_rel_err", "beta", "horizon", "r_change_last_quarter"),
+                 "rate_theory", "rate_rel_err", "beta", "horizon", "r_change_last_quarter", "contraction_exponent",
+                 "contraction_exponent_theory"),
         finite=("beta", "horizon", "tau", "r_change_last_quarter"), text=("study", "scenario", "model", "cluster_shape"),
         finite_unless_undetermined=(("regime", ("r_final", "r_min", "r_max", "r_mean", "rate", "mean_token_norm",
                                                 "majority")),),

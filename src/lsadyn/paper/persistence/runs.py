@@ -1,6 +1,7 @@
 """Runs of the persistence stage (issue 12): the planned runs of one chunk (:mod:`lsadyn.paper.persistence.plan`)
 integrated batch by batch with :func:`lsadyn.batch.regime_batch` and tabulated with the derived rotation
-rate (:func:`lsadyn.paper.persistence.plan.plane_rotation_rate`)."""
+rate (:func:`lsadyn.paper.persistence.plan.plane_rotation_rate`) and, for runs that end in clusters, their
+differential exponent measured from r(t) and predicted from the final cluster (:mod:`lsadyn.exponents.cluster`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import numpy as np
 import pandas as pd
 
 from ...batch import batch_structure, regime_batch
+from ...exponents.cluster import CLUSTERED, cluster_state_exponent
+from ...fields.attention import attention
 from ...sampling import uniform_sphere
 from ..highdim.plan import embed_scenario, start_tokens
 from .plan import plane_rotation_rate
@@ -52,10 +55,10 @@ def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float,
     done = 0
     for (model, _, _, horizon, samples, _), parts in groups.items():
         g = pd.concat([p[0] for p in parts])
-        res = regime_batch(model, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]),
-                           g.beta.to_numpy(), np.concatenate([p[3] for p in parts]), horizon=horizon,
-                           n_samples=samples, dt=dt, tol=tol, budget=budget)
-        for (i, r), b in zip(g.iterrows(), res):
+        A_all, V_all = np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+        res = regime_batch(model, A_all, V_all, g.beta.to_numpy(), np.concatenate([p[3] for p in parts]),
+                           horizon=horizon, n_samples=samples, dt=dt, tol=tol, budget=budget)
+        for (i, r), b, A_i, V_i in zip(g.iterrows(), res, A_all, V_all):
             rec = r.to_dict()
             sc = scenarios.get(r.scenario)
             theory = (plane_rotation_rate(sc["A"], sc["V"], r.beta, r.model, b.cluster_shape, b.majority)
@@ -66,7 +69,10 @@ def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float,
                        mean_token_norm=b.mean_token_norm, majority=b.majority, tau=b.tau,
                        budget_factor=b.result.details.get("budget_factor", np.nan), rate_theory=theory,
                        rate_rel_err=abs(rate / abs(theory) - 1) if np.isfinite(theory) and theory else np.nan,
-                       r_change_last_quarter=b.r_change_last_quarter)
+                       r_change_last_quarter=b.r_change_last_quarter, contraction_exponent=b.contraction_exponent,
+                       contraction_exponent_theory=(
+                           cluster_state_exponent(model, b.X, attention(A_i, V_i, r.beta), b.tau)
+                           if b.result.regime in CLUSTERED else float("nan")))
             recs[i] = rec
         done += len(g)
         if progress is not None:
