@@ -2,7 +2,8 @@
 
 Reads benchmarks/results.json (``bench_core.py``), benchmarks/pipeline_timing.json (``bench_pipeline.py``),
 benchmarks/stage_timing.json (``bench_persistence.py --stage-time``) and benchmarks/test_timing.json
-(``bench_tests.py``) and renders the text between ``<!-- speed:begin -->`` and ``<!-- speed:end -->``
+(``bench_tests.py``), benchmarks/atlas.json (``bench_atlas.py``) and benchmarks/continuation.json
+(``bench_continuation.py``) and renders the text between ``<!-- speed:begin -->`` and ``<!-- speed:end -->``
 in docs/performance.md. ``--write`` rewrites that block; ``--check`` exits 1 if the page differs from what the
 records give (tests/test_engine.py runs it). Usage: ``python benchmarks/speed_table.py --write|--check``.
 """
@@ -21,6 +22,8 @@ CORE = Path(__file__).with_name("results.json")
 PIPELINE = Path(__file__).with_name("pipeline_timing.json")
 STAGES = Path(__file__).with_name("stage_timing.json")  # bench_persistence.py --stage-time (issue 12 stages)
 TESTS = Path(__file__).with_name("test_timing.json")  # bench_tests.py (the test commands of README.md)
+ATLAS = Path(__file__).with_name("atlas.json")  # bench_atlas.py (issue 29: the d = 2 OA atlas of 10⁵ samples)
+CONTINUATION = Path(__file__).with_name("continuation.json")  # bench_continuation.py (issue 29: one plane)
 BEGIN = "<!-- speed:begin -->"
 END = "<!-- speed:end -->"
 
@@ -74,7 +77,28 @@ def _builds(pipe: dict) -> dict:
     return old
 
 
-def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | None = None) -> str:
+def _atlas_lines(atlas: dict, cont: dict) -> list:
+    """Rows of the d = 2 OA atlas (``bench_atlas.py``) and of the continuation planes (``bench_continuation.py``)."""
+    out = []
+    rec = (atlas or {}).get("runs", {}).get("current")
+    if rec:
+        out.append(f"| d = 2 OA atlas, {rec['samples']:,} Gaussian samples in {rec['processes']} workers "
+                   f"(`bench_atlas.py`, {rec['cpu_s']:.0f} core-s of CPU, load {atlas.get('load_average_1min_after', '?')} "
+                   f"after, measured {atlas.get('measured_at', '?')}) | {_s(rec['wall_s'])} | the compiled OA "
+                   f"integration alone: {_s(rec['floor_wall_s'])} | {rec['wall_s'] / rec['floor_wall_s']:.3g}× "
+                   f"| ≤ {_s(atlas['target_seconds'])} | {_yes(rec['wall_s'] <= atlas['target_seconds'])} |")
+    planes = (cont or {}).get("planes", {})
+    if planes:
+        worst = max(planes, key=lambda k: planes[k]["best_s"])
+        target = cont["target_seconds"]
+        out.append(f"| continuation, one two-parameter plane (`bench_continuation.py`, slowest of {len(planes)}: "
+                   f"{worst}, best of repeats) | {_s(planes[worst]['best_s'])} | | | ≤ {_s(target)} "
+                   f"| {_yes(all(v['best_s'] <= target for v in planes.values()))} |")
+    return out
+
+
+def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | None = None, atlas: dict | None = None,
+           cont: dict | None = None) -> str:
     """The Markdown between the markers (deterministic given the records)."""
     r = core.get("ratios", {})
     lines = [BEGIN,
@@ -154,6 +178,7 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
             lines.append(f"| USA field vs its product-and-exp floor ({key.split('_')[-1]}) | | | {v:.3g}× | ≤ 3× "
                          f"| {_yes(v <= 3)} |")
     lines += _daido_lines(core)
+    lines += _atlas_lines(atlas, cont)
     shown = {"token_run_within_2x_of_fused_floor", "usa_within_3x_of_floor"}
     others = {k: v for k, v in core.get("targets", {}).items() if k not in shown}
     if others:
@@ -220,7 +245,7 @@ def main(argv=None) -> int:
     if block is None:
         sys.stderr.write(f"docs/performance.md: no {BEGIN} ... {END} block\n")
         return 1
-    new = render(_load(CORE), _load(PIPELINE), _load(STAGES), _load(TESTS))
+    new = render(_load(CORE), _load(PIPELINE), _load(STAGES), _load(TESTS), _load(ATLAS), _load(CONTINUATION))
     if args.check:
         if block != new:
             sys.stderr.write("docs/performance.md: the Speed block differs from the benchmark records; run "

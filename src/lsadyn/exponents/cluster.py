@@ -164,8 +164,9 @@ def contraction_exponent(t, r, period: float | None = None, *, floor: float = R_
 #: the regimes whose runs end in clusters (r → 1), the only ones with a differential exponent
 CLUSTERED = ("cluster_converge", "cluster_rotate")
 
-#: the horizon of :func:`cluster_state_exponent`, in units of τ: transient, measured time, RK4 step
-STATE_EXPONENT_TIMES = {"t_transient": 5.0, "t_measure": 50.0, "dt": 0.1}
+#: the horizon of :func:`cluster_state_exponent`, in units of τ: transient, measured time, RK4 step; and for rotating
+#: clusters at least ``turns`` periods (a partial turn biases the orbit average by up to the modulation / turns)
+STATE_EXPONENT_TIMES = {"t_transient": 5.0, "t_measure": 50.0, "dt": 0.1, "turns": 20}
 
 
 def cluster_centre(model: str, X) -> np.ndarray | None:
@@ -186,13 +187,18 @@ def cluster_centre(model: str, X) -> np.ndarray | None:
     return None
 
 
-def cluster_state_exponent(model: str, X, p: Attention, tau: float, times: dict | None = None) -> float:
+def cluster_state_exponent(model: str, X, p: Attention, tau: float, period: float | None = None,
+                           times: dict | None = None) -> float:
     """λ_diff (1 / time) of the cluster a clustered state X (n, d) forms (:func:`cluster_centre`), by
-    :func:`differential_exponent` from its centre with :data:`STATE_EXPONENT_TIMES` (in units of ``tau``); NaN where
+    :func:`differential_exponent` from its centre with :data:`STATE_EXPONENT_TIMES` (in units of ``tau``; measured
+    over at least ``turns`` × ``period`` for a rotating cluster of that period, in the units of time); NaN where
     :func:`cluster_centre` is None or the state is not tight (1 − r ≥ :data:`R_TIGHT`)."""
     x = cluster_centre(model, X)
     if x is None or 1.0 - float(order_parameter_r(np.asarray(X, dtype=float))) >= R_TIGHT:
         return float("nan")  # no single cluster, or not yet tight: the linearisation does not describe it
     ts = {**STATE_EXPONENT_TIMES, **(times or {})}
-    return differential_exponent(model, x, p, t_transient=ts["t_transient"] * tau, t_measure=ts["t_measure"] * tau,
+    t_measure = ts["t_measure"] * tau
+    if period is not None and np.isfinite(period):
+        t_measure = max(t_measure, ts["turns"] * abs(float(period)))
+    return differential_exponent(model, x, p, t_transient=ts["t_transient"] * tau, t_measure=t_measure,
                                  dt=ts["dt"] * tau)

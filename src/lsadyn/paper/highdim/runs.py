@@ -124,8 +124,9 @@ def contraction_exponents(model, regime, t, r, period, X_end, p, tau, theory=Tru
     NaN for a run not labelled ``cluster_converge`` or ``cluster_rotate``."""
     if regime not in CLUSTERED:
         return float("nan"), float("nan")
-    lam = contraction_exponent(t, r, period if regime == "cluster_rotate" else None)
-    return lam, cluster_state_exponent(model, X_end, p, tau) if theory else float("nan")
+    rotating = period if regime == "cluster_rotate" else None
+    lam = contraction_exponent(t, r, rotating)
+    return lam, cluster_state_exponent(model, X_end, p, tau, rotating) if theory else float("nan")
 
 
 def end_shape(regime: str, shape: str) -> str:

@@ -71,7 +71,8 @@ def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float,
                        rate_rel_err=abs(rate / abs(theory) - 1) if np.isfinite(theory) and theory else np.nan,
                        r_change_last_quarter=b.r_change_last_quarter, contraction_exponent=b.contraction_exponent,
                        contraction_exponent_theory=(
-                           cluster_state_exponent(model, b.X, attention(A_i, V_i, r.beta), b.tau)
+                           cluster_state_exponent(model, b.X, attention(A_i, V_i, r.beta), b.tau,
+                                                  b.result.period if b.result.regime == "cluster_rotate" else None)
                            if b.result.regime in CLUSTERED else float("nan")))
             recs[i] = rec
         done += len(g)
