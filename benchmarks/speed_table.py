@@ -151,9 +151,14 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
     builds = _builds(pipe)
     for name, rec in builds.items():
         limit = 45 if name.startswith("quick") else 240
+        fl = rec.get("floor")
+        floor = (f"its jobs' floor on {pipe.get('cores', 2)} cores (`bench_pipeline.py`: the larger of the jobs' "
+                 f"{fl['job_cpu_seconds']:.0f} core-s over the cores and the longest chain, {fl['longest_chain_cpu_seconds']:.0f} s): "
+                 f"{_s(fl['floor_seconds'])}" if fl else "")
+        ratio = f"{rec['seconds'] / fl['floor_seconds']:.3g}×" if fl else ""
         lines.append(f"| {rec['label']}; `--cores {pipe.get('cores', 2)}`, fresh copy, {rec['cpu_seconds']:.0f} core-s "
-                     f"of CPU | {_s(rec['seconds'])} | | | ≤ {'45 s' if limit == 45 else '4 min'} "
-                     f"| {_yes(rec['seconds'] <= limit)} |")
+                     f"of CPU, {fl['jobs'] if fl else '?'} jobs | {_s(rec['seconds'])} | {floor} | {ratio} "
+                     f"| ≤ {'45 s' if limit == 45 else '4 min'} | {_yes(rec['seconds'] <= limit)} |")
     if stages and "added_seconds" in stages:
         lines.append(f"| wall time the persistence + robustness stages add to the paper build (their chunk jobs, tables "
                      f"and figures, after `compile_kernels`, fresh copy; `bench_persistence.py --stage-time`, "

@@ -18,11 +18,15 @@
 # manifold. (b) Rotating clusters: the normal Floquet exponent λ⊥ from the monodromy matrix against the closed form
 # (results/tables/floquet.csv); points with the same pair lie on one another and carry their count (×n); the largest
 # difference is read at the table's precision. (c) Basin fractions of the OA attractors at the multistable points
-# (results/tables/basins.csv) with 95 % intervals. Reads results files only.
+# (results/tables/basins.csv) with 95 % intervals. (d) Token runs that end in clusters (results/tables/highdim.csv and
+# persistence.csv): the differential exponent measured from r(t) (half the slope of log(1 − r)) against the one
+# predicted from the final cluster (lsadyn.exponents.cluster), where both are there; the count of rows with the
+# prediction only is given. Reads results files only.
 
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from lsadyn_workflow.io import FLOAT_FORMAT, atomic_path, load_table
 
 from lsadyn.paper.plotting import COLUMN_WIDTH, OKABE_ITO, REGIME_STYLE, panel_letter, save_figure, style
@@ -38,10 +42,14 @@ style()
 ex = load_table(sm.input.table, "exponents")
 fl = load_table(sm.input.floquet, "floquet")
 bs = load_table(sm.input.basins, "basins")
+CONTRACTION = ["model", "d", "regime", "contraction_exponent", "contraction_exponent_theory"]
+runs = pd.concat([load_table(sm.input.highdim, "highdim_run")[CONTRACTION],
+                  load_table(sm.input.persistence, "persistence_run")[CONTRACTION]], ignore_index=True)
+runs = runs[runs.regime.isin(["cluster_converge", "cluster_rotate"])]
 MODEL_STYLE = {"lsa": {"ls": "-", "marker": "o"}, "usa": {"ls": "--", "marker": "s"}}
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(2 * COLUMN_WIDTH, 2.9), gridspec_kw={"width_ratios": [1.4, 1, 1.2]})
+fig, axes = plt.subplots(1, 4, figsize=(2.55 * COLUMN_WIDTH, 2.9), gridspec_kw={"width_ratios": [1.4, 1, 1.2, 1]})
 ax = axes[0]
 colours = {}
 for k, (scenario, g) in enumerate(ex.groupby("scenario", sort=False)):
@@ -107,5 +115,23 @@ ax.set_xlim(0, 1)
 ax.set_xlabel(f"basin fraction ({int(bs.n_samples.iloc[0])} starts in the disc)")
 ax.set_title("OA multistable points:\nbasins, 95 % intervals", fontsize=6.5)
 panel_letter(ax, "c", x=-0.6)
-fig.suptitle("C13 (beyond the paper): stability numbers — Lyapunov, Floquet, basins", fontsize=7)
+
+ax = axes[3]
+both = runs.dropna(subset=["contraction_exponent", "contraction_exponent_theory"])
+for (model, regime), g in both.groupby(["model", "regime"], sort=True):
+    ax.plot(g.contraction_exponent_theory, g.contraction_exponent, MODEL_STYLE[model]["marker"], ms=3, mfc="none",
+            color=REGIME_STYLE[regime]["color"], label=f"{model.upper()}, {REGIME_STYLE[regime]['short']}")
+if len(both):
+    lo = float(min(both.contraction_exponent.min(), both.contraction_exponent_theory.min())) * 1.1
+    ax.plot([lo, 0], [lo, 0], color="0.5", lw=0.6, zorder=0)
+    ax.legend(fontsize=5, loc="lower right", frameon=False)  # below the diagonal: empty
+only = int((runs.contraction_exponent.isna() & runs.contraction_exponent_theory.notna()).sum())
+ax.text(0.04, 0.96, f"{len(both)} of {len(runs)} runs\nmeasured;\n{only}: prediction\nonly", fontsize=5.5,
+        transform=ax.transAxes, ha="left", va="top")  # above the diagonal: empty
+ax.set_xlabel("predicted from the final cluster")
+ax.set_ylabel("measured: ½ slope of log(1 − r)")
+ax.set_title("clustered token runs: how fast\nthe cluster tightens (1 / t)", fontsize=6.5)
+panel_letter(ax, "d", x=-0.3)
+fig.suptitle("C13 (beyond the paper): stability numbers — Lyapunov, Floquet, basins, cluster contraction",
+             fontsize=7)
 save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

@@ -18,7 +18,7 @@ FIGURE_TABLE = {
     "fig_highdim": (dict(arrays=expand("results/highdim/{scenario}.npz", scenario=HIGHDIM), table="results/tables/highdim.csv"), "High dimension", dict(scenarios=HIGHDIM)),
     "fig_robustness": (dict(table="results/tables/robustness.csv"), "Beyond the paper", {}),
     "fig_persistence": (dict(table="results/tables/persistence.csv"), "High dimension", {}),
-    "fig_exponents": (dict(table="results/tables/exponents.csv", floquet="results/tables/floquet.csv", basins="results/tables/basins.csv"), "Beyond the paper", {}),
+    "fig_exponents": (dict(table="results/tables/exponents.csv", floquet="results/tables/floquet.csv", basins="results/tables/basins.csv", highdim="results/tables/highdim.csv", persistence="results/tables/persistence.csv"), "Beyond the paper", {}),
     "fig_continuation": (dict(table="results/tables/continuation.csv", case3="results/sim/case3.csv", case4="results/sim/case4.csv", bifurcation="results/sim/bifurcation.csv"), "Beyond the paper", {}),
     "fig_usa_oscillation": (dict(table="results/tables/usa_oscillation.csv", growth="results/tables/usa_oscillation_growth.csv", series="results/usa_oscillation/series.csv"), "High dimension", {}),
     "fig_atlas": (dict(atlas="results/tables/atlas.csv", invariants="results/tables/atlas_invariants.csv", phase="results/tables/atlas_phase.csv"), "Beyond the paper", dict(r_threshold=config["atlas"]["phase"]["r_threshold"])),
