@@ -80,7 +80,8 @@ def _highdim_run(tmp_path):
                         "mean_token_norm": 0.0, "rtol": 1e-7, "rtol_check": 1e-9, "regime_check": "cluster_converge",
                         "r_final_check": 1.0, "drift_rate_check": 0.0, "check_ok": True,
                         "r_change_last_quarter": 0.0, "offplane_start": 0.9, "offplane_final": 0.5,
-                        "transverse_rate": np.nan, "note": ""}
+                        "transverse_rate": np.nan, "contraction_exponent": -1.0,
+                        "contraction_exponent_theory": -1.0, "note": ""}
                        for m in ("lsa", "usa")])
     path = tmp_path / "results/highdim/identity.csv"
     write_csv(df, path)

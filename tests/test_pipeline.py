@@ -163,12 +163,14 @@ def test_partial_rerun_after_editing_one_case(built_copy, tmp_path):
 @pytest.mark.slow
 def test_partial_rerun_after_editing_the_beta_sweep_reruns_only_its_chunk(built_copy, tmp_path):
     """A persistence chunk's params are its own runs (lsadyn.paper.persistence.plan.chunk_jobs), not the whole
-    persistence section: lengthening the β sweep's rotation runs reruns the one chunk that holds β runs."""
+    persistence section: lengthening the β sweep's rotation runs reruns the one chunk that holds β runs (and what
+    reads persistence.csv: its table, fig_persistence, fig_exponents' contraction panel, claims, findings)."""
     edit = tmp_path / "edit.yaml"
     edit.write_text("persistence:\n  beta_sweep:\n    settle_horizon:\n      - {scenario: rotation, horizon: 300.0}\n")
     jobs = planned_jobs(built_copy, str(edit))
     assert jobs.count("persistence_chunk") == 1
-    assert set(jobs) <= {"persistence_chunk", "persistence_table", "fig_persistence", "claims_table", "findings", "all"}
+    assert set(jobs) <= {"persistence_chunk", "persistence_table", "fig_persistence", "fig_exponents", "claims_table",
+                         "findings", "all"}
 
 
 def _edited(path: Path):

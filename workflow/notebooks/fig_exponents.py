@@ -20,8 +20,8 @@
 # difference is read at the table's precision. (c) Basin fractions of the OA attractors at the multistable points
 # (results/tables/basins.csv) with 95 % intervals. (d) Token runs that end in clusters (results/tables/highdim.csv and
 # persistence.csv): the differential exponent measured from r(t) (half the slope of log(1 − r)) against the one
-# predicted from the final cluster (lsadyn.exponents.cluster), where both are there; the count of rows with the
-# prediction only is given. Reads results files only.
+# predicted from the final cluster (lsadyn.exponents.cluster), where both are there; how many clustered rows carry
+# both, one or neither is given. Reads results files only.
 
 # %%
 import matplotlib.pyplot as plt
@@ -125,8 +125,10 @@ if len(both):
     lo = float(min(both.contraction_exponent.min(), both.contraction_exponent_theory.min())) * 1.1
     ax.plot([lo, 0], [lo, 0], color="0.5", lw=0.6, zorder=0)
     ax.legend(fontsize=5, loc="lower right", frameon=False)  # below the diagonal: empty
-only = int((runs.contraction_exponent.isna() & runs.contraction_exponent_theory.notna()).sum())
-ax.text(0.04, 0.96, f"{len(both)} of {len(runs)} runs\nmeasured;\n{only}: prediction\nonly", fontsize=5.5,
+measured, predicted = runs.contraction_exponent.notna(), runs.contraction_exponent_theory.notna()
+counts = {"both (shown)": len(both), "measured only": int((measured & ~predicted).sum()),
+          "predicted only": int((~measured & predicted).sum()), "neither": int((~measured & ~predicted).sum())}
+ax.text(0.04, 0.96, f"{len(runs)} clustered runs:\n" + "\n".join(f"{v} {k}" for k, v in counts.items()), fontsize=5.5,
         transform=ax.transAxes, ha="left", va="top")  # above the diagonal: empty
 ax.set_xlabel("predicted from the final cluster")
 ax.set_ylabel("measured: ½ slope of log(1 − r)")

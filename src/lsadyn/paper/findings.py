@@ -575,7 +575,8 @@ def _found_exponents(g, tables):
         parts.append(f"{_of(r)} case rows carry their OA attractor's leading exponent, all <= 0 (C13d)")
     if len(r := _pick(g, r"C13e-.*")):
         parts.append(f"token runs that end in clusters and show a settled contraction tighten at their final "
-                     f"cluster's differential exponent in {_of(r)} (C13e; the rest carry the prediction only)")
+                     f"cluster's differential exponent in {_of(r)} (C13e; the other clustered runs lack a settled fit, a "
+                     "prediction or both)")
     return "; ".join(parts) or _found_generic(g, tables)
 
 
