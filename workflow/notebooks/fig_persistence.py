@@ -173,7 +173,7 @@ ax.set_xlabel("token dimension $d$")
 ax.set_ylabel("period (units of $t$)")
 # two lines; which d lie outside the d = 2 range is said in FINDINGS (persistence paragraph) and the caption
 n_osc = len(osc)
-ax.set_title(f"oscillating runs ({n_osc}): period per seed\n(filled: centre, open: limit cycle*; band: $d = 2$ range)"
+ax.set_title(f"oscillating runs ({n_osc}): period per seed\n(filled: centre, open: limit cycle*; band or line: $d = 2$ range)"
              if n_osc else "no oscillating run")
 # no legend inside (d): its markers sat on the d = 2 column and read as data; the (c, d) legend below says LSA / USA
 panel_letter(ax, next(letters), x=-0.14)
@@ -298,8 +298,12 @@ model_handles += [Line2D([], [], marker="o", ls="", mfc="white", mec="0.4", ms=4
                   Line2D([], [], marker="o", ls="", mfc="0.4", mec="0.4", ms=4, label="filled: one cluster / none")]
 und_handle = Line2D([], [], marker=UND["marker"], ls="", color=UND["color"], ms=4.5, mew=1.1,
                     label="on the axis: undetermined (no rate / period)")
-for sf, which, extra in ((sub[1], "(c, d)", []), (sub[3], "(f, g)", [und_handle])):
-    sf.legend(handles=model_handles + extra, loc="outside lower center", ncol=len(model_handles) + len(extra),
+# (d) fills by oscillation family, not by cluster shape: its own fill entries
+cd_handles = model_handles[:len(models)] + [
+    Line2D([], [], marker="o", ls="", mfc="white", mec="0.4", ms=4, label="open: (c) antipodal pair, (d) limit cycle*"),
+    Line2D([], [], marker="o", ls="", mfc="0.4", mec="0.4", ms=4, label="filled: (c) one cluster, (d) centre")]
+for sf, which, hs in ((sub[1], "(c, d)", cd_handles), (sub[3], "(f, g)", model_handles + [und_handle])):
+    sf.legend(handles=hs, loc="outside lower center", ncol=len(hs),
               fontsize=6, frameon=False, title=f"{which}: model (marker and colour)", title_fontsize=6)
 # (e): regime as bars, undetermined hatched as drawn
 present = [lab for lab in REGIME_STYLE if (rnd.regime == lab).any()]
