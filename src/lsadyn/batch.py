@@ -29,7 +29,7 @@ import numpy as np
 
 from .api import time_scale
 from .budget import softmax_d2_uses_moments
-from .exponents.cluster import CLUSTERED, contraction_exponent
+from .exponents.cluster import run_contraction_exponent
 from .fields.attention import USA_MAX_LOGIT
 from .fields.kernels import exp_inplace
 from .fields.kuramoto_daido import batch_forms, usa_field_batch_moments
@@ -273,8 +273,7 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
         side = X @ u
         maj = max(int(np.sum(side > 0)), int(np.sum(side < 0))) / n
         r = windows[i]
-        lam = (contraction_exponent(*observed[i], res.period / tau[i] if res.regime == "cluster_rotate" else None)
-               / tau[i] if res.regime in CLUSTERED else float("nan"))
+        lam = run_contraction_exponent(res.regime, *observed[i], res.period / tau[i]) / tau[i]
         out.append(BatchResult(res, float(tau[i]), float(r.min()), float(r.max()), float(r.mean()),
                                cluster_shape(X), float(mean_token_norm(X)), maj, changes[i],
                                res.regime != "undetermined", X.copy(), lam))

@@ -202,3 +202,24 @@ def cluster_state_exponent(model: str, X, p: Attention, tau: float, period: floa
         t_measure = max(t_measure, ts["turns"] * abs(float(period)))
     return differential_exponent(model, x, p, t_transient=ts["t_transient"] * tau, t_measure=t_measure,
                                  dt=ts["dt"] * tau)
+
+
+def _rotation_period(regime: str, period):
+    """The period a run's exponents are read over: its rotation period for rotating clusters, None otherwise."""
+    return period if regime == "cluster_rotate" else None
+
+
+def run_contraction_exponent(regime: str, t, r, period) -> float:
+    """:func:`contraction_exponent` of a decided run's r(t) at times t (stroboscopic at ``period``, in the units of
+    t, for rotating clusters); NaN for a regime not in :data:`CLUSTERED`."""
+    if regime not in CLUSTERED:
+        return float("nan")
+    return contraction_exponent(t, r, _rotation_period(regime, period))
+
+
+def run_state_exponent(model: str, regime: str, X, p: Attention, tau: float, period) -> float:
+    """:func:`cluster_state_exponent` of a decided run's final tokens X (``period`` in the units of time, used for
+    rotating clusters); NaN for a regime not in :data:`CLUSTERED`."""
+    if regime not in CLUSTERED:
+        return float("nan")
+    return cluster_state_exponent(model, X, p, tau, _rotation_period(regime, period))

@@ -17,7 +17,7 @@ state (:func:`lsadyn.observers.cluster_shape`: one cluster or an antipodal pair)
 i.i.d. uniform tokens (:func:`lsadyn.observers.r_noise_floor`) counts as an interior (unclustered) state.
 
 The differential exponent of a clustered run — how fast its cluster tightens — is measured from r(t) and
-predicted from its final cluster (:func:`contraction_exponents`, :mod:`lsadyn.exponents.cluster`).
+predicted from its final cluster (:mod:`lsadyn.exponents.cluster`).
 
 Runs use the adaptive DOP853 sphere stepper (:mod:`lsadyn.solvers.dop853`) at tolerances ``rtol``/``atol``;
 each is repeated (same seed) at tolerances tighter by a factor ``check_tighten`` (:func:`checked_run`) and
@@ -33,7 +33,7 @@ import time
 import numpy as np
 
 from ...api import time_scale
-from ...exponents.cluster import CLUSTERED, cluster_state_exponent, contraction_exponent
+from ...exponents.cluster import run_contraction_exponent, run_state_exponent
 from ...fields.attention import attention, field_for
 from ...observers import axis_observer, cluster_shape, mean_token_norm, pseudo_r2, r_noise_floor
 from ...regimes.classify import RegimeTolerances, classify_r2_trajectory
@@ -101,8 +101,9 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
     signal = pseudo_r2(traj.y[:, 0], traj.y[:, 1:])
     res = classify_r2_trajectory(t_obs, signal, classify_tol, method=f"particles-{model}")
     X_end = traj.state
-    lam, lam_theory = contraction_exponents(model, res.regime, t_obs, traj.y[:, 0], res.period, X_end, p, tau,
-                                            theory=not window_only)
+    lam = run_contraction_exponent(res.regime, t_obs, traj.y[:, 0], res.period)
+    # the window-only convergence check skips the prediction (it compares regime, r and rate only)
+    lam_theory = float("nan") if window_only else run_state_exponent(model, res.regime, X_end, p, tau, res.period)
     return {
         "regime": res.regime, "r_final": res.abs_R2, "drift_rate": res.arg_R2_rate, "period": res.period,
         "mean_token_norm": float(mean_token_norm(X_end)), "cluster_shape": cluster_shape(X_end),
@@ -114,19 +115,6 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
         "offplane_start": offplane_mass(X0), "offplane_final": offplane_mass(X_end),
         "contraction_exponent": lam, "contraction_exponent_theory": lam_theory,
     }
-
-
-def contraction_exponents(model, regime, t, r, period, X_end, p, tau, theory=True):
-    """(measured, theory) differential exponents (1 / time) of a clustered run (:mod:`lsadyn.exponents.cluster`):
-    :func:`~lsadyn.exponents.cluster.contraction_exponent` of its r(t) at times t (stroboscopic at the rotation
-    ``period`` of rotating clusters), and
-    :func:`~lsadyn.exponents.cluster.cluster_state_exponent` of its final tokens X_end (skipped unless ``theory``);
-    NaN for a run not labelled ``cluster_converge`` or ``cluster_rotate``."""
-    if regime not in CLUSTERED:
-        return float("nan"), float("nan")
-    rotating = period if regime == "cluster_rotate" else None
-    lam = contraction_exponent(t, r, rotating)
-    return lam, cluster_state_exponent(model, X_end, p, tau, rotating) if theory else float("nan")
 
 
 def end_shape(regime: str, shape: str) -> str:

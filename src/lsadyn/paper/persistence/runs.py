@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...batch import batch_structure, regime_batch
-from ...exponents.cluster import CLUSTERED, cluster_state_exponent
+from ...exponents.cluster import run_state_exponent
 from ...fields.attention import attention
 from ...sampling import uniform_sphere
 from ..highdim.plan import embed_scenario, start_tokens
@@ -70,10 +70,8 @@ def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float,
                        budget_factor=b.result.details.get("budget_factor", np.nan), rate_theory=theory,
                        rate_rel_err=abs(rate / abs(theory) - 1) if np.isfinite(theory) and theory else np.nan,
                        r_change_last_quarter=b.r_change_last_quarter, contraction_exponent=b.contraction_exponent,
-                       contraction_exponent_theory=(
-                           cluster_state_exponent(model, b.X, attention(A_i, V_i, r.beta), b.tau,
-                                                  b.result.period if b.result.regime == "cluster_rotate" else None)
-                           if b.result.regime in CLUSTERED else float("nan")))
+                       contraction_exponent_theory=run_state_exponent(
+                           model, b.result.regime, b.X, attention(A_i, V_i, r.beta), b.tau, b.result.period))
             recs[i] = rec
         done += len(g)
         if progress is not None:
