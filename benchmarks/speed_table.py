@@ -152,12 +152,16 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
     for name, rec in builds.items():
         limit = 45 if name.startswith("quick") else 240
         fl = rec.get("floor")
+        own = (f"; Snakemake's own process {rec['cpu_seconds'] - fl['job_cpu_seconds']:.0f} core-s"
+               if fl and fl.get("cpu_from") == "job logs" else "")
         floor = (f"its jobs' floor on {pipe.get('cores', 2)} cores (`bench_pipeline.py`: the larger of the jobs' "
-                 f"{fl['job_cpu_seconds']:.0f} core-s over the cores and the longest chain, {fl['longest_chain_cpu_seconds']:.0f} s): "
+                 f"{fl['job_cpu_seconds']:.0f} core-s (from {fl.get('cpu_from', 'benchmark: files, which stop short')}) "
+                 f"over the cores and the longest chain, {fl['longest_chain_cpu_seconds']:.0f} s{own}): "
                  f"{_s(fl['floor_seconds'])}" if fl else "")
         ratio = f"{rec['seconds'] / fl['floor_seconds']:.3g}×" if fl else ""
         lines.append(f"| {rec['label']}; `--cores {pipe.get('cores', 2)}`, fresh copy, {rec['cpu_seconds']:.0f} core-s "
-                     f"of CPU, {fl['jobs'] if fl else '?'} jobs | {_s(rec['seconds'])} | {floor} | {ratio} "
+                     f"of CPU, {fl['jobs'] if fl else '?'} jobs" + (f", measured {rec['measured_at']}" if rec.get("measured_at") else "")
+                     + f" | {_s(rec['seconds'])} | {floor} | {ratio} "
                      f"| ≤ {'45 s' if limit == 45 else '4 min'} | {_yes(rec['seconds'] <= limit)} |")
     if stages and "added_seconds" in stages:
         lines.append(f"| wall time the persistence + robustness stages add to the paper build (their chunk jobs, tables "
@@ -190,6 +194,7 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
         lines += ["", "Other targets recorded by `bench_core.py`: "
                   + "; ".join(f"{k.replace('_', ' ')}: {'met' if v else '**not met**'}" for k, v in others.items())
                   + "."]
+    lines += _cpu_by_kind_lines(_builds(pipe))
     paper = _builds(pipe).get("paper_first", {})
     jobs = paper.get("job_seconds", {})
     if jobs:
@@ -231,6 +236,43 @@ def _daido_lines(core: dict) -> list:
             out.append(f"| d = 2 {model.upper()} by moments against the n × n kernel, n = {int(n):,}, β = 1 "
                        f"| {_s(fast['seconds_per_eval'])} | direct field: {_s(slow['seconds_per_eval'])} "
                        f"| {r[key]:.3g}× faster | | |")
+    return out
+
+
+JOB_KINDS = {  # kind of job: does its name start with one of these (first match wins)
+    "kernel compilation": ("compile_",),
+    "figures": ("fig_",),
+    "movies": ("movie_",),
+    "tables, claims, findings": ("claims_table", "findings", "regimes_table", "bifurcation_fit"),
+}
+
+
+def _job_kind(name: str) -> str:
+    for kind, prefixes in JOB_KINDS.items():
+        if name.startswith(prefixes):
+            return kind
+    return "tables, claims, findings" if name.endswith("_table") else "simulations"
+
+
+def _cpu_by_kind_lines(builds: dict) -> list:
+    """Where each build's CPU went: core-seconds by kind of job (each job's log), Snakemake's own process (the
+    build's CPU minus its jobs'), and the cheapest job (what a job costs before it does any work: starting Python,
+    Snakemake's script preamble and the imports)."""
+    rows = {n: r for n, r in builds.items() if (r.get("floor") or {}).get("cpu_from") == "job logs"}
+    if not rows:
+        return []
+    kinds = [*JOB_KINDS, "simulations"]
+    out = ["", "Where each build's CPU goes (core-seconds; jobs: each job's log, its whole process with its imports; "
+               "the cheapest job is what a job costs before it does any work):", "",
+           "| build | " + " | ".join(f"{k} (jobs)" for k in kinds) + " | Snakemake's own process | build | cheapest job |",
+           "|---" * (len(kinds) + 4) + "|"]
+    for name, rec in rows.items():
+        cpu = rec["job_cpu_seconds"]
+        by = {k: [v for j, v in cpu.items() if _job_kind(j) == k] for k in kinds}
+        cheapest = min(cpu, key=cpu.get)
+        out.append(f"| {name} | " + " | ".join(f"{sum(by[k]):.0f} ({len(by[k])})" for k in kinds)
+                   + f" | {rec['cpu_seconds'] - sum(cpu.values()):.0f} | {rec['cpu_seconds']:.0f} "
+                   f"| {cpu[cheapest]:.2f} ({cheapest}) |")
     return out
 
 

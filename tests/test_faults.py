@@ -352,6 +352,35 @@ def test_job_log_heartbeat(tmp_path, monkeypatch):
     assert "still running" in (tmp_path / "job.log").read_text()
 
 
+
+def test_job_log_last_line_counts_the_whole_process_cpu(tmp_path):
+    """The job's last log line carries its whole process's CPU (benchmarks/bench_pipeline.py sums these; the
+    `benchmark:` cpu_time column is sampled and stops short): a job that burns ~0.5 core-s logs at least that."""
+    import importlib.util
+    import re
+
+    log = tmp_path / "logs/job.log"
+    script = tmp_path / "job.py"
+    script.write_text(textwrap.dedent(f"""
+        import time
+        from lsadyn_workflow.io import setup_log
+        setup_log({str(log)!r})
+        t = time.process_time()
+        while time.process_time() - t < 0.5:
+            pass
+    """))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=ENV, timeout=60)
+    assert r.returncode == 0, r.stderr
+    last = log.read_text().splitlines()[-1]
+    spec = importlib.util.spec_from_file_location("bench_pipeline", ROOT / "benchmarks/bench_pipeline.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    found = bench.CPU_LINE.findall(last)
+    assert len(found) == 1, last
+    assert 0.5 <= float(found[0]) < 30, last
+    assert re.search(r"finished in [0-9.]+ s", last)
+
+
 # ------------------------------------------------------------------ 2. cost before work
 
 

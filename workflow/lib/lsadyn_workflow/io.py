@@ -110,8 +110,10 @@ def setup_log(path, *, job: bool = True) -> logging.Logger:
       dies (even by SIGKILL), the job receives SIGTERM and stops instead of living on as an orphan;
     * a first log line "started", "still running, <s> s elapsed" when nothing was logged for a
       minute (progress lines of :class:`lsadyn.budget.Progress` carry the fraction done), and a last
-      one "finished in <s> s" (or the error).
-    """
+      one "finished in <s> s, <c> core-s of CPU since the process started (imports included)" (or the
+      error): the job's wall time since its log opened and the CPU of its whole process (user + system, with
+      its children), which benchmarks/bench_pipeline.py sums (Snakemake's ``benchmark:`` CPU column is sampled
+      at intervals and stops short on long jobs)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     logging.basicConfig(filename=str(path), filemode="w", level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(message)s", force=True)
@@ -219,7 +221,13 @@ def _install_job_handlers(log: logging.Logger) -> None:
 
     import atexit
 
-    atexit.register(lambda: _JOB["failed"] or log.info("finished in %.1f s", time.monotonic() - start))
+    def finished():
+        if not _JOB["failed"]:
+            cpu = os.times()
+            log.info("finished in %.1f s, %.2f core-s of CPU since the process started (imports included)",
+                     time.monotonic() - start, cpu.user + cpu.system + cpu.children_user + cpu.children_system)
+
+    atexit.register(finished)
     _start_heartbeat(log, start)
 
 
