@@ -152,7 +152,7 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
     for name, rec in builds.items():
         limit = 45 if name.startswith("quick") else 240
         fl = rec.get("floor")
-        own = (f"; Snakemake's own process {rec['cpu_seconds'] - fl['job_cpu_seconds']:.0f} core-s"
+        own = (f"; Snakemake's own process {_snakemake_cpu(rec):.0f} core-s"
                if fl and fl.get("cpu_from") == "job logs" else "")
         floor = (f"its jobs' floor on {pipe.get('cores', 2)} cores (`bench_pipeline.py`: the larger of the jobs' "
                  f"{fl['job_cpu_seconds']:.0f} core-s (from {fl.get('cpu_from', 'benchmark: files, which stop short')}) "
@@ -243,7 +243,7 @@ JOB_KINDS = {  # kind of job: does its name start with one of these (first match
     "kernel compilation": ("compile_",),
     "figures": ("fig_",),
     "movies": ("movie_",),
-    "tables, claims, findings": ("claims_table", "findings", "regimes_table", "bifurcation_fit"),
+    "tables, claims, findings": ("findings", "bifurcation_fit"),  # and every *_table job (_job_kind)
 }
 
 
@@ -252,6 +252,11 @@ def _job_kind(name: str) -> str:
         if name.startswith(prefixes):
             return kind
     return "tables, claims, findings" if name.endswith("_table") else "simulations"
+
+
+def _snakemake_cpu(rec: dict) -> float:
+    """Core-seconds of a build's Snakemake process itself: the build's CPU minus its jobs' (from their logs)."""
+    return rec["cpu_seconds"] - rec["floor"]["job_cpu_seconds"]
 
 
 def _cpu_by_kind_lines(builds: dict) -> list:
@@ -271,7 +276,7 @@ def _cpu_by_kind_lines(builds: dict) -> list:
         by = {k: [v for j, v in cpu.items() if _job_kind(j) == k] for k in kinds}
         cheapest = min(cpu, key=cpu.get)
         out.append(f"| {name} | " + " | ".join(f"{sum(by[k]):.0f} ({len(by[k])})" for k in kinds)
-                   + f" | {rec['cpu_seconds'] - sum(cpu.values()):.0f} | {rec['cpu_seconds']:.0f} "
+                   + f" | {_snakemake_cpu(rec):.0f} | {rec['cpu_seconds']:.0f} "
                    f"| {cpu[cheapest]:.2f} ({cheapest}) |")
     return out
 
