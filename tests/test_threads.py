@@ -54,3 +54,33 @@ def test_a_pipeline_job_runs_with_one_blas_thread(built):
     `snakemake --cores 2` like the single-job build this test used to make."""
     log = (built / "logs/highdim/identity.log").read_text()
     assert "BLAS threads: 1 from the job environment, 1 in force (rule threads: 1)" in log, log
+
+
+def test_batch_token_run_steps_and_observes_with_one_blas_thread(monkeypatch):
+    """BatchTokenRun (the persistence runs' stacks) holds BLAS to one thread while it steps and observes, as
+    integrate_sphere does for one system, whatever the process's pools were."""
+    import numpy as np
+    from threadpoolctl import threadpool_info
+
+    import lsadyn.runs as runs
+    from lsadyn.batch import BatchField
+    from lsadyn.solvers.integrate import thread_pools
+
+    seen = []
+    real = runs.batch_axis_observer
+
+    def observer(X):
+        seen.append(max(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"))
+        return real(X)
+
+    monkeypatch.setattr(runs, "batch_axis_observer", observer)
+    rng = np.random.default_rng(0)
+    d = 12
+    X0 = rng.standard_normal((2, 16, d))
+    X0 /= np.linalg.norm(X0, axis=-1, keepdims=True)
+    A = np.stack([np.eye(d), np.eye(d) + 0.1 * rng.standard_normal((d, d))])
+    with thread_pools().limit(limits=2, user_api="blas"):
+        run = runs.BatchTokenRun(BatchField("lsa", A, A, np.ones(2), np.ones(2)), X0, 0.1)
+        run.advance(np.arange(2), np.array([0.5, 1.0]))
+        after = max(pl["num_threads"] for pl in threadpool_info() if pl["user_api"] == "blas")
+    assert seen == [1, 1] and after == min(2, os.cpu_count())  # limited inside, restored after
