@@ -120,7 +120,8 @@ def test_saddle_node_family_threshold_is_mu_equal_s():
 
 def test_case1_hopf_is_trace_zero():
     """V = I: the interior equilibrium R* = −p/λ (det A > 0) has tr J = (1 − |R*|²) tr A / 2: Hopf at tr A = 0."""
-    out, _ = continue_plane(case1, ((-1.0, 1.0), (0.3, 2.0)))
+    out, info = continue_plane(case1, ((-1.0, 1.0), (0.3, 2.0)), interior_cycles=False)  # cycles: test_continuation_cycles
+    assert info["n_cycle_branches"] == 0 and not (out.kind == "interior_cycle").any()
     hopf = out[out.kind == "hopf"]
     assert len(hopf) > 10
     assert np.abs(hopf.p1).max() < TOL
@@ -201,7 +202,7 @@ def test_case1_grid_labels_lie_on_their_side_of_the_hopf_curve():
     lab = _labels(df)
     tr, det = df["x"].to_numpy(), df["y"].to_numpy()
     box = ((tr.min() - 0.1, tr.max() + 0.1), (0.02, det.max() + 0.1))
-    out, _ = continue_plane(case1, box)
+    out, _ = continue_plane(case1, box, interior_cycles=False)  # only the Hopf curve is compared
     pos = det > box[1][0]
     t_h = np.full(tr.shape, np.nan)
     t_h[pos] = _threshold(out, "hopf", "p2", det[pos])

@@ -54,10 +54,12 @@ def _both_ways(branch, family, x, p, free, p_range, ds_max, max_steps, seeds):
 
 
 def continue_plane(family, box, *, n_slices=3, n_seeds=3, n_cycle=25, ds_max=0.05, max_steps=1500,
-                   cycle_ds_max=0.1, cycle_max_steps=40):
+                   cycle_ds_max=0.1, cycle_max_steps=40, interior_cycles=True):
     """Continue the plane ``box`` = ((p1_lo, p1_hi), (p2_lo, p2_hi)) of ``family`` (see module doc); limit cycles
     with steps up to ``cycle_ds_max`` (in ξ, ln T and the parameter together) and ``cycle_max_steps`` steps per
-    branch or half curve. Returns (frame, info) with info = counts of branches, curves and their stop reasons, and
+    branch or half curve (``interior_cycles=False`` skips the interior limit cycles and their folds, the costly part
+    of a plane with Hopf points, for a caller who needs only the equilibria and their bifurcation curves). Returns
+    (frame, info) with info = counts of branches, curves and their stop reasons, and
     the seconds spent on the interior limit cycles."""
     (lo1, hi1), (lo2, hi2) = box
     frames, seeds = [], []
@@ -112,8 +114,8 @@ def continue_plane(family, box, *, n_slices=3, n_seeds=3, n_cycle=25, ds_max=0.0
         df = pd.DataFrame(rows, columns=["p1", "p2", "period", "multiplier", "stability"])
         frames.append(df.assign(branch="cycles", kind="cycle", re=np.nan, im=np.nan))
     t_cycles = time.perf_counter()
-    n_cycle_branch, cycle_stops, fold_seeds = _interior_cycles(family, box, seeds, frames, cycle_ds_max,
-                                                               cycle_max_steps)
+    n_cycle_branch, cycle_stops, fold_seeds = (_interior_cycles(family, box, seeds, frames, cycle_ds_max,
+                                                                cycle_max_steps) if interior_cycles else (0, [], 0))
     t_cycles = time.perf_counter() - t_cycles
     frames = [f[(f["p1"] >= box[0][0]) & (f["p1"] <= box[0][1]) & (f["p2"] >= box[1][0]) & (f["p2"] <= box[1][1])]
               for f in frames]
