@@ -93,6 +93,7 @@ def job_seconds(repo: Path) -> dict:
 
 
 CPU_LINE = re.compile(r"finished in [0-9.]+ s, ([0-9.]+) core-s of CPU")
+IMPORT_LINE = re.compile(r"started \(pid \d+\) after ([0-9.]+) core-s of CPU")
 
 
 def job_cpu_seconds(repo: Path) -> dict:
@@ -110,6 +111,18 @@ def job_cpu_seconds(repo: Path) -> dict:
     return out
 
 
+def job_import_cpu_seconds(repo: Path) -> dict:
+    """Each job's core-seconds of CPU before its work, the interpreter and its script's imports, from the first
+    line of its log (``started (pid …) after … core-s of CPU …``; the script opens its log after its imports).
+    Jobs whose log lacks the line (an older checkout) are left out."""
+    out = {}
+    for name, log in job_logs(repo).items():
+        found = IMPORT_LINE.findall((repo / log).read_text()) if (repo / log).is_file() else []
+        if found:
+            out[name] = float(found[0])
+    return out
+
+
 def snakemake_jobs(repo: Path) -> tuple[dict, dict]:
     """The last build's jobs from Snakemake's log (``.snakemake/log/``, the newest): ({jobid: {name (benchmark file
     stem or rule name), input, output, log}}, {output file: jobid})."""
@@ -118,7 +131,8 @@ def snakemake_jobs(repo: Path) -> tuple[dict, dict]:
     for line in log.read_text().splitlines():
         text = line.strip()
         if line.startswith(("rule ", "localrule ")) and text.endswith(":"):
-            cur = {"name": text.split()[1].rstrip(":"), "input": [], "output": []}
+            rule = text.split()[1].rstrip(":")
+            cur = {"name": rule, "rule": rule, "input": [], "output": []}
         elif cur is not None and text.startswith(("input:", "output:")):
             key, _, files = text.partition(":")
             cur[key] = [f.strip() for f in files.split(",")]
@@ -144,10 +158,15 @@ def job_logs(repo: Path) -> dict:
     return {j["name"]: j["log"] for j in snakemake_jobs(repo)[0].values() if "log" in j}
 
 
-def floor(repo: Path, cpu: dict, cores: int) -> dict:
+def floor(repo: Path, cpu: dict, cores: int, imports: dict | None = None) -> dict:
     """What no schedule of this build's jobs on ``cores`` cores beats, from each job's CPU seconds ``cpu`` (from its
     log): their sum over ``cores`` and the longest chain of jobs that wait for one another. Snakemake's own process
-    (DAG, scheduling, output checks) comes on top: the build's CPU seconds minus the jobs'."""
+    (DAG, scheduling, output checks) comes on top: the build's CPU seconds minus the jobs'.
+
+    With each job's CPU before its work, ``imports`` (:func:`job_import_cpu_seconds`), also what no regrouping of
+    the same work beats: the jobs' work (CPU after their imports) plus one import cost per rule (its cheapest
+    job's: every job of a rule merged into one, the fewest jobs these rules allow; figures are one rule each, so
+    that editing one reruns only it), over ``cores``, with Snakemake's own process not counted."""
     graph = job_graph(repo)
     memo = {}
 
@@ -160,8 +179,19 @@ def floor(repo: Path, cpu: dict, cores: int) -> dict:
 
     longest = max((chain(i) for i in graph), default=(0.0, []))
     total = sum(cpu.values())
-    return {"jobs": len(graph), "job_cpu_seconds": total, "cpu_from": "job logs", "longest_chain_cpu_seconds": longest[0],
-            "longest_chain": [n for n in longest[1] if n in cpu], "floor_seconds": max(total / cores, longest[0])}
+    out = {"jobs": len(graph), "job_cpu_seconds": total, "cpu_from": "job logs", "longest_chain_cpu_seconds": longest[0],
+           "longest_chain": [n for n in longest[1] if n in cpu], "floor_seconds": max(total / cores, longest[0])}
+    if imports and set(imports) >= set(cpu):
+        rule_of = {j["name"]: j["rule"] for j in snakemake_jobs(repo)[0].values()}
+        per_rule: dict = {}
+        for name, c in imports.items():
+            if name in cpu:
+                per_rule[rule_of[name]] = min(c, per_rule.get(rule_of[name], c))
+        work = sum(max(0.0, cpu[n] - imports[n]) for n in cpu)
+        out.update({"import_cpu_seconds": sum(imports[n] for n in cpu), "work_cpu_seconds": work, "rules": len(per_rule),
+                    "one_job_per_rule_import_cpu_seconds": sum(per_rule.values()),
+                    "one_job_per_rule_floor_seconds": (work + sum(per_rule.values())) / cores})
+    return out
 
 
 def build(name: str, repo: Path, numba_cache: Path, cores: int) -> dict:
@@ -177,9 +207,10 @@ def build(name: str, repo: Path, numba_cache: Path, cores: int) -> dict:
     expected = "compiled" if name.endswith("_first") else "loaded from the cache"
     if not kernels.startswith(expected):
         raise SystemExit(f"{name}: expected the kernels {expected}, the build says: {kernels}")
-    job_cpu = job_cpu_seconds(repo)
+    job_cpu, job_imports = job_cpu_seconds(repo), job_import_cpu_seconds(repo)
     return {"label": label, "seconds": wall, "cpu_seconds": cpu["seconds"], "kernels": kernels,
-            "job_seconds": job_seconds(repo), "job_cpu_seconds": job_cpu, "floor": floor(repo, job_cpu, cores),
+            "job_seconds": job_seconds(repo), "job_cpu_seconds": job_cpu, "job_import_cpu_seconds": job_imports,
+            "floor": floor(repo, job_cpu, cores, job_imports),
             "load_average_1min": os.getloadavg()[0], "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 
@@ -258,6 +289,10 @@ def main(argv=None):
                   f"{rec['cpu_seconds'] - fl['job_cpu_seconds']:.0f} core-s); longest chain "
                   f"{fl['longest_chain_cpu_seconds']:.0f} s ({' -> '.join(fl['longest_chain'])}); floor on "
                   f"{args.cores} cores {fl['floor_seconds']:.0f} s")
+            if "work_cpu_seconds" in fl:
+                print(f"  imports {fl['import_cpu_seconds']:.0f} core-s, work {fl['work_cpu_seconds']:.0f} core-s; "
+                      f"with one job per rule ({fl['rules']} rules, imports {fl['one_job_per_rule_import_cpu_seconds']:.0f}"
+                      f" core-s) no build beats {fl['one_job_per_rule_floor_seconds']:.0f} s on {args.cores} cores")
     for name, rec in result["builds"].items():
         for job, s in rec["job_seconds"].items():
             print(f"  {name}: {job:<30}{s:>8.1f}")

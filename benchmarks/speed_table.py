@@ -163,6 +163,17 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
                      f"of CPU, {fl['jobs'] if fl else '?'} jobs" + (f", measured {rec['measured_at']}" if rec.get("measured_at") else "")
                      + f" | {_s(rec['seconds'])} | {floor} | {ratio} "
                      f"| ≤ {'45 s' if limit == 45 else '4 min'} | {_yes(rec['seconds'] <= limit)} |")
+        if fl and "work_cpu_seconds" in fl:
+            bound = fl["one_job_per_rule_floor_seconds"]
+            lines.append(
+                f"| the same build's work regrouped as far as its rules allow (`bench_pipeline.py`: its jobs' work, the "
+                f"CPU after their imports, {fl['work_cpu_seconds']:.0f} core-s, plus one import per rule, "
+                f"{fl['one_job_per_rule_import_cpu_seconds']:.0f} core-s for {fl['rules']} rules instead of "
+                f"{fl['import_cpu_seconds']:.0f} for {fl['jobs']} jobs (each job's imports from the first line of its "
+                f"log; the figures stay one rule each, so that editing one reruns only it), over "
+                f"{pipe.get('cores', 2)} cores, Snakemake's own process not counted): no build of this work is faster "
+                f"| {_s(bound)} | | | ≤ {'45 s' if limit == 45 else '4 min'} "
+                f"| {'reachable' if bound <= limit else '**no: the target is below this bound**'} |")
     if stages and "added_seconds" in stages:
         lines.append(f"| wall time the persistence + robustness stages add to the paper build (their chunk jobs, tables "
                      f"and figures, after `compile_kernels`, fresh copy; `bench_persistence.py --stage-time`, "
@@ -261,23 +272,27 @@ def _snakemake_cpu(rec: dict) -> float:
 
 def _cpu_by_kind_lines(builds: dict) -> list:
     """Where each build's CPU went: core-seconds by kind of job (each job's log), Snakemake's own process (the
-    build's CPU minus its jobs'), and the cheapest job (what a job costs before it does any work: starting Python,
-    Snakemake's script preamble and the imports)."""
+    build's CPU minus its jobs'), the cheapest job (what a job costs before it does any work: starting Python,
+    Snakemake's script preamble and the imports), and the jobs' CPU split into imports (before the first line of a
+    job's log) and work (after it)."""
     rows = {n: r for n, r in builds.items() if (r.get("floor") or {}).get("cpu_from") == "job logs"}
     if not rows:
         return []
     kinds = [*JOB_KINDS, "simulations"]
     out = ["", "Where each build's CPU goes (core-seconds; jobs: each job's log, its whole process with its imports; "
                "the cheapest job is what a job costs before it does any work):", "",
-           "| build | " + " | ".join(f"{k} (jobs)" for k in kinds) + " | Snakemake's own process | build | cheapest job |",
-           "|---" * (len(kinds) + 4) + "|"]
+           "| build | " + " | ".join(f"{k} (jobs)" for k in kinds)
+           + " | Snakemake's own process | build | cheapest job | all jobs' imports | all jobs' work |",
+           "|---" * (len(kinds) + 6) + "|"]
     for name, rec in rows.items():
         cpu = rec["job_cpu_seconds"]
         by = {k: [v for j, v in cpu.items() if _job_kind(j) == k] for k in kinds}
         cheapest = min(cpu, key=cpu.get)
         out.append(f"| {name} | " + " | ".join(f"{sum(by[k]):.0f} ({len(by[k])})" for k in kinds)
                    + f" | {_snakemake_cpu(rec):.0f} | {rec['cpu_seconds']:.0f} "
-                   f"| {cpu[cheapest]:.2f} ({cheapest}) |")
+                   f"| {cpu[cheapest]:.2f} ({cheapest}) "
+                   + (f"| {rec['floor']['import_cpu_seconds']:.0f} | {rec['floor']['work_cpu_seconds']:.0f} |"
+                      if "work_cpu_seconds" in rec["floor"] else "| | |"))
     return out
 
 

@@ -108,7 +108,8 @@ def setup_log(path, *, job: bool = True) -> logging.Logger:
       left; outputs are only ever renamed into place whole);
     * on Linux, ``prctl(PR_SET_PDEATHSIG, SIGTERM)``: if the Snakemake process that started the job
       dies (even by SIGKILL), the job receives SIGTERM and stops instead of living on as an orphan;
-    * a first log line "started", "still running, <s> s elapsed" when nothing was logged for a
+    * a first log line "started (pid …) after <c> core-s of CPU for the interpreter and the imports" (the script
+      calls this after its imports, so <c> is what the job paid before its work), "still running, <s> s elapsed" when nothing was logged for a
       minute (progress lines of :class:`lsadyn.budget.Progress` carry the fraction done), and a last
       one "finished in <s> s, <c> core-s of CPU since the process started (imports included)" (or the
       error): the job's wall time since its log opened and the CPU of its whole process (user + system, with
@@ -183,7 +184,9 @@ def _install_job_handlers(log: logging.Logger) -> None:
     # (the memory limit of lsadyn.budget still applies)
     os.environ.setdefault("LSADYN_MAX_SECONDS", "inf")
     start = time.monotonic()
-    log.info("started (pid %d)", os.getpid())
+    cpu = os.times()  # what the job paid before its first line of work: the interpreter and the script's imports
+    log.info("started (pid %d) after %.2f core-s of CPU for the interpreter and the imports", os.getpid(),
+             cpu.user + cpu.system + cpu.children_user + cpu.children_system)
 
     def on_signal(signum, frame):
         for sig in (signal.SIGTERM, signal.SIGINT):  # a second signal must not interrupt the clean-up
