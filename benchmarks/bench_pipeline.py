@@ -14,7 +14,7 @@ Each record says what its ``compile_kernels`` job did (results/sim/kernels_compi
 Prints a table and writes benchmarks/pipeline_timing.json. Targets: quick build ≤ 45 s, paper build ≤ 4 min on
 2 cores. Run it alone (``flock /tmp/lsadyn-heavy.lock``): machines are shared.
 
-Usage: ``python benchmarks/bench_pipeline.py`` (all five builds, ~12 min on 2 cores) or ``--quick-only`` (the
+Usage: ``python benchmarks/bench_pipeline.py`` (all four builds, 20–30 min on 2 cores) or ``--quick-only`` (the
 two quick builds; the last paper-build records are kept); then ``python benchmarks/speed_table.py --write`` regenerates the Speed table of
 docs/performance.md.
 """

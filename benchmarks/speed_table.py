@@ -52,6 +52,7 @@ def _load(path: Path) -> dict:
 
 def _s(x: float) -> str:
     if x >= 120:
+        x = round(x)  # whole seconds: 299.6 s is "5 min 0 s", not "4 min 60 s"
         return f"{int(x // 60)} min" if x % 60 == 0 else f"{int(x // 60)} min {x % 60:.0f} s"
     return f"{x:.3g} s"
 
