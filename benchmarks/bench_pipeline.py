@@ -96,31 +96,29 @@ CPU_LINE = re.compile(r"finished in [0-9.]+ s, ([0-9.]+) core-s of CPU")
 IMPORT_LINE = re.compile(r"started \(pid \d+\) after ([0-9.]+) core-s of CPU")
 
 
-def job_cpu_seconds(repo: Path) -> dict:
-    """Each job's core-seconds of CPU, its whole process with its imports and children (user + system), from the
-    last line of its log (lsadyn_workflow.io writes ``finished in … s, … core-s of CPU …``).
+def job_cpu_seconds(jobs: dict, repo: Path) -> tuple[dict, dict]:
+    """Each job of ``jobs`` (:func:`snakemake_jobs`) with a log: its core-seconds of CPU, its whole process with its
+    imports and children (user + system), from the last line of its log (lsadyn_workflow.io writes ``finished in …
+    s, … core-s of CPU …``), and the part of them before its work, the interpreter and its script's imports, from
+    the first line (``started (pid …) after … core-s of CPU …``; the script opens its log after its imports; jobs
+    whose log lacks it, an older checkout's, are left out of this second dict). Each log is read once.
 
     Not the ``cpu_time`` column of its ``benchmark:`` file: Snakemake samples that at intervals (30 s after the
     first few seconds), so a long job's column stops at the last sample (about 15 core-s for a 40 s job here)."""
-    out = {}
-    for name, log in job_logs(repo).items():
-        found = CPU_LINE.findall((repo / log).read_text()) if (repo / log).is_file() else []
+    cpu, imports = {}, {}
+    for j in jobs.values():
+        if "log" not in j:
+            continue
+        name, log = j["name"], repo / j["log"]
+        text = log.read_text() if log.is_file() else ""
+        found = CPU_LINE.findall(text)
         if not found:
-            raise SystemExit(f"{log}: no 'finished in … core-s of CPU' line (the job of {name} did not log it)")
-        out[name] = float(found[-1])
-    return out
-
-
-def job_import_cpu_seconds(repo: Path) -> dict:
-    """Each job's core-seconds of CPU before its work, the interpreter and its script's imports, from the first
-    line of its log (``started (pid …) after … core-s of CPU …``; the script opens its log after its imports).
-    Jobs whose log lacks the line (an older checkout) are left out."""
-    out = {}
-    for name, log in job_logs(repo).items():
-        found = IMPORT_LINE.findall((repo / log).read_text()) if (repo / log).is_file() else []
-        if found:
-            out[name] = float(found[0])
-    return out
+            raise SystemExit(f"{j['log']}: no 'finished in … core-s of CPU' line (the job of {name} did not log it)")
+        cpu[name] = float(found[-1])
+        before = IMPORT_LINE.findall(text)
+        if before:
+            imports[name] = float(before[0])
+    return cpu, imports
 
 
 def snakemake_jobs(repo: Path) -> tuple[dict, dict]:
@@ -147,26 +145,22 @@ def snakemake_jobs(repo: Path) -> tuple[dict, dict]:
     return jobs, producer
 
 
-def job_graph(repo: Path) -> dict:
-    """{jobid: (benchmark file stem or rule name, jobids of the jobs whose outputs it reads)} of the last build."""
-    jobs, producer = snakemake_jobs(repo)
+def job_graph(jobs: dict, producer: dict) -> dict:
+    """{jobid: (benchmark file stem or rule name, jobids of the jobs whose outputs it reads)} of the jobs of
+    :func:`snakemake_jobs`."""
     return {i: (j["name"], sorted({producer[f] for f in j["input"] if f in producer})) for i, j in jobs.items()}
 
 
-def job_logs(repo: Path) -> dict:
-    """{benchmark file stem or rule name: its log file} of the last build's jobs that have a log."""
-    return {j["name"]: j["log"] for j in snakemake_jobs(repo)[0].values() if "log" in j}
-
-
-def floor(repo: Path, cpu: dict, cores: int, imports: dict | None = None) -> dict:
+def floor(jobs: dict, producer: dict, cpu: dict, cores: int, imports: dict | None = None) -> dict:
     """What no schedule of this build's jobs on ``cores`` cores beats, from each job's CPU seconds ``cpu`` (from its
     log): their sum over ``cores`` and the longest chain of jobs that wait for one another. Snakemake's own process
     (DAG, scheduling, output checks) comes on top: the build's CPU seconds minus the jobs'.
 
-    With each job's CPU before its work, ``imports`` (:func:`job_import_cpu_seconds`), also the jobs' CPU split into
-    imports and work, and (:func:`regrouped_bound`) what no regrouping of the same work into fewer jobs beats.
+    With each job's CPU before its work, ``imports`` (the second dict of :func:`job_cpu_seconds`), also the jobs'
+    CPU split into imports and work; and (:func:`regrouped_bound`) what no regrouping of the same work into fewer
+    jobs beats.
     """
-    graph = job_graph(repo)
+    graph = job_graph(jobs, producer)
     memo = {}
 
     def chain(i):  # (CPU seconds, job names) of the costliest chain ending in job i
@@ -178,12 +172,13 @@ def floor(repo: Path, cpu: dict, cores: int, imports: dict | None = None) -> dic
 
     longest = max((chain(i) for i in graph), default=(0.0, []))
     total = sum(cpu.values())
-    out = {"jobs": len(graph), "job_cpu_seconds": total, "cpu_from": "job logs", "longest_chain_cpu_seconds": longest[0],
-           "longest_chain": [n for n in longest[1] if n in cpu], "floor_seconds": max(total / cores, longest[0])}
+    out = {"jobs": len(graph), "job_cpu_seconds": total, "cpu_from": "job logs",
+           "longest_chain_cpu_seconds": longest[0], "longest_chain": [n for n in longest[1] if n in cpu],
+           "floor_seconds": max(total / cores, longest[0])}
     if imports and set(imports) >= set(cpu):
         out.update({"import_cpu_seconds": sum(imports[n] for n in cpu),
                     "work_cpu_seconds": sum(max(0.0, cpu[n] - imports[n]) for n in cpu)})
-    out.update(regrouped_bound(cpu, {j["name"]: j["rule"] for j in snakemake_jobs(repo)[0].values()}, cores))
+    out.update(regrouped_bound(cpu, {j["name"]: j["rule"] for j in jobs.values()}, cores))
     return out
 
 
@@ -213,11 +208,12 @@ def build(name: str, repo: Path, numba_cache: Path, cores: int) -> dict:
     expected = "compiled" if name.endswith("_first") else "loaded from the cache"
     if not kernels.startswith(expected):
         raise SystemExit(f"{name}: expected the kernels {expected}, the build says: {kernels}")
-    job_cpu, job_imports = job_cpu_seconds(repo), job_import_cpu_seconds(repo)
+    jobs, producer = snakemake_jobs(repo)
+    job_cpu, job_imports = job_cpu_seconds(jobs, repo)
     return {"label": label, "seconds": wall, "cpu_seconds": cpu["seconds"], "kernels": kernels,
             "job_seconds": job_seconds(repo), "job_cpu_seconds": job_cpu, "job_import_cpu_seconds": job_imports,
-            "job_rules": {j["name"]: j["rule"] for j in snakemake_jobs(repo)[0].values() if j["name"] in job_cpu},
-            "floor": floor(repo, job_cpu, cores, job_imports),
+            "job_rules": {j["name"]: j["rule"] for j in jobs.values() if j["name"] in job_cpu},
+            "floor": floor(jobs, producer, job_cpu, cores, job_imports),
             "load_average_1min": os.getloadavg()[0], "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 

@@ -109,12 +109,12 @@ def setup_log(path, *, job: bool = True) -> logging.Logger:
     * on Linux, ``prctl(PR_SET_PDEATHSIG, SIGTERM)``: if the Snakemake process that started the job
       dies (even by SIGKILL), the job receives SIGTERM and stops instead of living on as an orphan;
     * a first log line "started (pid …) after <c> core-s of CPU for the interpreter and the imports" (the script
-      calls this after its imports, so <c> is what the job paid before its work), "still running, <s> s elapsed" when nothing was logged for a
-      minute (progress lines of :class:`lsadyn.budget.Progress` carry the fraction done), and a last
-      one "finished in <s> s, <c> core-s of CPU since the process started (imports included)" (or the
-      error): the job's wall time since its log opened and the CPU of its whole process (user + system, with
-      its children), which benchmarks/bench_pipeline.py sums (Snakemake's ``benchmark:`` CPU column is sampled
-      at intervals and stops short on long jobs)."""
+      calls this after its imports, so <c> is what the job paid before its work), "still running, <s> s
+      elapsed" when nothing was logged for a minute (progress lines of :class:`lsadyn.budget.Progress` carry the
+      fraction done), and a last one "finished in <s> s, <c> core-s of CPU since the process started (imports
+      included)" (or the error): the job's wall time since its log opened and the CPU of its whole process
+      (user + system, with its children), which benchmarks/bench_pipeline.py sums (Snakemake's ``benchmark:``
+      CPU column is sampled at intervals and stops short on long jobs)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     logging.basicConfig(filename=str(path), filemode="w", level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(message)s", force=True)
@@ -171,6 +171,12 @@ def _die_with_parent() -> None:
         pass
 
 
+def _process_cpu_seconds() -> float:
+    """This process's CPU since it started, user + system, with its finished children's."""
+    cpu = os.times()
+    return cpu.user + cpu.system + cpu.children_user + cpu.children_system
+
+
 def _install_job_handlers(log: logging.Logger) -> None:
     import signal
     import sys
@@ -184,9 +190,9 @@ def _install_job_handlers(log: logging.Logger) -> None:
     # (the memory limit of lsadyn.budget still applies)
     os.environ.setdefault("LSADYN_MAX_SECONDS", "inf")
     start = time.monotonic()
-    cpu = os.times()  # what the job paid before its first line of work: the interpreter and the script's imports
+    # what the job paid before its first line of work: the interpreter and the script's imports
     log.info("started (pid %d) after %.2f core-s of CPU for the interpreter and the imports", os.getpid(),
-             cpu.user + cpu.system + cpu.children_user + cpu.children_system)
+             _process_cpu_seconds())
 
     def on_signal(signum, frame):
         for sig in (signal.SIGTERM, signal.SIGINT):  # a second signal must not interrupt the clean-up
@@ -226,9 +232,8 @@ def _install_job_handlers(log: logging.Logger) -> None:
 
     def finished():
         if not _JOB["failed"]:
-            cpu = os.times()
             log.info("finished in %.1f s, %.2f core-s of CPU since the process started (imports included)",
-                     time.monotonic() - start, cpu.user + cpu.system + cpu.children_user + cpu.children_system)
+                     time.monotonic() - start, _process_cpu_seconds())
 
     atexit.register(finished)
     _start_heartbeat(log, start)
