@@ -34,7 +34,7 @@ import numpy as np
 from .observers import axis_observer, batch_axis_observer, order_parameter_r2_tokens
 from .reductions.kuramoto import KuramotoCoefficients, oa_field, phase_point_field
 from .reductions.watanabe_strogatz import WSConstants, ws_field_batch, ws_order_parameter_exact
-from .solvers.integrate import _blas_threads_for, integrate_observed, integrate_sphere
+from .solvers.integrate import blas_threads_for, integrate_observed, integrate_sphere
 from .solvers.rk4 import rk4_stack_step
 
 
@@ -263,7 +263,7 @@ class BatchTokenRun:
         f = self.field.take(idx)
         out = np.empty((idx.size, len(times), X.shape[2] + 1))
         s = self.s
-        with _blas_threads_for(X.shape[1]):  # small products and eigenproblems: one BLAS thread, as integrate_sphere
+        with blas_threads_for(X.shape[1]):  # small products and eigenproblems: one BLAS thread, as integrate_sphere
             for j, te in enumerate(times):
                 steps = int(round((te - s) / self.h))
                 if steps > 0:

@@ -103,7 +103,7 @@ def integrate_sphere(
     t_eval = _check_times(t_eval, t0)
     if method not in SPHERE_METHODS:
         raise ValueError(f"method: unknown method {method!r}; choose one of {', '.join(SPHERE_METHODS)}")
-    with _blas_threads_for(shape[0]):
+    with blas_threads_for(shape[0]):
         return SPHERE_SOLVERS[method](field, X, t_eval, args, t0=t0, method=method, rtol=rtol, atol=atol, dt=dt,
                                       observer=observer, renorm_tol=renorm_tol, first_step=first_step)
 
@@ -114,7 +114,7 @@ def integrate_sphere(
 SINGLE_THREAD_MAX_N = 2000
 
 
-def _blas_threads_for(n: int):
+def blas_threads_for(n: int):
     """Context: BLAS limited to one thread for n ≤ :data:`SINGLE_THREAD_MAX_N`, else unchanged."""
     if n > SINGLE_THREAD_MAX_N:
         return contextlib.nullcontext()
