@@ -353,10 +353,19 @@ def test_job_log_heartbeat(tmp_path, monkeypatch):
 
 
 
+def _bench_pipeline():
+    """benchmarks/bench_pipeline.py as a module (benchmarks/ is not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_pipeline", ROOT / "benchmarks/bench_pipeline.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench
+
+
 def test_job_log_last_line_counts_the_whole_process_cpu(tmp_path):
     """The job's last log line carries its whole process's CPU (benchmarks/bench_pipeline.py sums these; the
     `benchmark:` cpu_time column is sampled and stops short): a job that burns ~0.5 core-s logs at least that."""
-    import importlib.util
     import re
 
     log = tmp_path / "logs/job.log"
@@ -376,9 +385,7 @@ def test_job_log_last_line_counts_the_whole_process_cpu(tmp_path):
     assert r.returncode == 0, r.stderr
     lines = log.read_text().splitlines()
     first, last = lines[0], lines[-1]
-    spec = importlib.util.spec_from_file_location("bench_pipeline", ROOT / "benchmarks/bench_pipeline.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = _bench_pipeline()
     found = bench.CPU_LINE.findall(last)
     assert len(found) == 1, last
     assert 0.8 <= float(found[0]) < 30, last
@@ -389,11 +396,7 @@ def test_job_log_last_line_counts_the_whole_process_cpu(tmp_path):
 
 def test_regrouped_bound_merges_each_rules_jobs_paying_at_most_its_cheapest_job_once():
     """bench_pipeline.regrouped_bound: a rule of k jobs costs at least their sum minus k − 1 times the cheapest."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("bench_pipeline", ROOT / "benchmarks/bench_pipeline.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = _bench_pipeline()
     cpu = {"sim_a": 3.0, "sim_b": 5.0, "sim_c": 2.0, "fig_x": 1.5, "fig_y": 1.0}
     rules = {"sim_a": "sim", "sim_b": "sim", "sim_c": "sim", "fig_x": "fig_x", "fig_y": "fig_y"}
     b = bench.regrouped_bound(cpu, rules, 2)
