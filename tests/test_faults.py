@@ -391,7 +391,8 @@ def test_job_log_last_line_counts_the_whole_process_cpu(tmp_path):
     assert 0.8 <= float(found[0]) < 30, last
     assert re.search(r"finished in [0-9.]+ s", last)
     before = bench.IMPORT_LINE.findall(first)  # the CPU paid before the log opened: what bench_pipeline calls imports
-    assert len(before) == 1 and 0.3 <= float(before[0]) <= float(found[0]) - 0.5, (first, last)
+    # os.times() ticks in 10 ms and both lines round to 0.01 core-s: the gap may read up to 0.03 short of the 0.5 burnt
+    assert len(before) == 1 and 0.3 <= float(before[0]) <= float(found[0]) - 0.5 + 0.03, (first, last)
 
 
 def test_regrouped_bound_merges_each_rules_jobs_paying_at_most_its_cheapest_job_once():
