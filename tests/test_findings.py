@@ -176,3 +176,16 @@ def test_a_range_of_one_value_prints_once():
     assert span(0.0015, 0.029, ".2g") == "0.0015 to 0.029"
     assert span(1000, 10000, "d", " τ") == "1000 to 10000 τ"
     assert span(1000, 3000, "d", start="from ") == "from 1000 to 3000" and span(1000, 1000, "d", start="from ") == "1000"
+
+
+def test_runs_text_names_runs_that_differ_only_by_seed_once_with_their_count():
+    """FINDINGS lists undetermined runs by scenario, model and d: two seeds of one cell read as one name with
+    "(2 runs)", not the same name twice, and "and N more" counts the runs not named."""
+    from lsadyn.paper.findings import _runs_text
+
+    runs = pd.DataFrame({"scenario": ["oscillation"] * 3 + ["limit_cycle", "rotation"],
+                         "model": ["usa", "usa", "usa", "lsa", "lsa"], "d": [100, 2, 2, 3, 8],
+                         "seed": [1, 1, 2, 1, 1]})
+    assert _runs_text(runs, "d") == ("oscillation USA d = 100, oscillation USA d = 2 (2 runs), "
+                                     "limit_cycle LSA d = 3 and 1 more")
+    assert _runs_text(runs.head(3), "d") == "oscillation USA d = 100, oscillation USA d = 2 (2 runs)"

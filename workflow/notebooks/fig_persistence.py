@@ -87,7 +87,10 @@ boxed = False  # a dashed box drawn: its legend entry is shown only then
 for j, model in enumerate(["lsa", "usa"]):
     ax = sub[0].add_subplot(gs_ab[0, j])
     g = dim[dim.model == model]
-    n_ok = int((g.regime == g.expect).sum())  # as rows C7 and the suptitle
+    # counted as the suptitle counts: the paper's scenarios (rows C7) apart from those beyond the paper
+    in_paper = ~g.scenario.isin(BEYOND_PAPER)
+    n_ok = int((g.regime == g.expect)[in_paper].sum())
+    n_ok_beyond = int((g.regime == g.expect)[~in_paper].sum())
     for yi, sc in enumerate(scen):
         for xi, d in enumerate(dvals):
             cell = g[(g.scenario == sc) & (g.d == d)].sort_values("seed")
@@ -107,7 +110,9 @@ for j, model in enumerate(["lsa", "usa"]):
     ax.set_xlim(-0.6, len(dvals) - 0.4)
     ax.set_ylim(len(scen) - 0.5, -0.5)
     ax.set_xlabel("token dimension $d$")
-    ax.set_title(f"{model.upper()}: {n_ok} of {len(g)} runs keep the $d = 2$ regime" if len(g) else model.upper())
+    ax.set_title(f"{model.upper()}: runs that keep the $d = 2$ regime\npaper's scenarios {n_ok} of {int(in_paper.sum())}"
+                 + (f", beyond the paper {n_ok_beyond} of {int((~in_paper).sum())}" if (~in_paper).any() else "")
+                 if len(g) else model.upper(), fontsize=7)
     panel_letter(ax, next(letters), x=-0.02 if j else -0.32)
 
 # (c) rotation rate against the derived rate
@@ -288,7 +293,7 @@ handles = [Line2D([], [], marker=st["marker"], ls="", mfc=st["color"], mec=st["c
 handles += [Line2D([], [], marker="o", ls="", mfc="white", mec="0.4", ms=5, label="open: antipodal pair"),
             Line2D([], [], marker="o", ls="", mfc="0.4", mec="0.4", ms=5, label="filled: one cluster / none")]
 if boxed:
-    handles.append(Patch(fill=False, ec="k", ls="--", lw=0.6, label="cell with a run not kept\n(other label or +)"))
+    handles.append(Patch(fill=False, ec="k", ls="--", lw=0.6, label="cell with a run not kept\n(other label or undetermined)"))
 sub[0].legend(handles=handles, loc="outside lower center", ncol=4, fontsize=6, frameon=False,
               title="(a, b): regime (marker and colour)", title_fontsize=6)
 # (c, d, f, g): marker shape and colour = model, fill = cluster shape as in (a, b)
@@ -328,7 +333,7 @@ def cycle_count(sc):
 
 n_paper_sc = paper.scenario.nunique()
 fig.suptitle(f"C7 measured, $d = 2$ to {d_max}: {int((paper.regime == paper.expect).sum())} of {len(paper)} runs of the "
-             f"paper's {n_paper_sc} scenarios keep their $d = 2$ regime (rows C7-<scenario>-<model> that count)"
+             f"paper's {n_paper_sc} scenarios (LSA and USA) keep their $d = 2$ regime (rows C7-<scenario>-<model> that count)"
              + (f"\nsaddle pair (beyond the paper): {int((saddle.regime == saddle.expect).sum())} of {len(saddle)} keep it"
                 if len(saddle) else "")
              + ("\n*limit cycle of the $d = 2$ OA flow (beyond the paper), oscillating runs: uniform start "

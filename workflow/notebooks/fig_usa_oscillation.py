@@ -45,16 +45,17 @@ iid = table[table.start != "symmetric"]
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(2 * COLUMN_WIDTH, 2.5))
 ax = axes[0]
-for b in betas:
+for i, b in enumerate(betas):
     g = iid[iid.beta == b]
     left = g[g.exit_time.notna()]
     stayed = g[g.exit_time.isna()]
-    ax.scatter(left.n, left.exit_time, color=colour[b], s=14, label=f"β = {b:g}", zorder=3)
-    ax.scatter(stayed.n, stayed.t_max, facecolors="none", edgecolors=colour[b], s=14, zorder=3)
+    nudge = 10 ** (0.05 * (i - (len(betas) - 1) / 2))  # each β just beside the others at the same n, so none hides
+    ax.scatter(left.n * nudge, left.exit_time, color=colour[b], s=14, label=f"β = {b:g}", zorder=3)
+    ax.scatter(stayed.n * nudge, stayed.t_max, facecolors="none", edgecolors=colour[b], s=14, zorder=3)
     med = g.assign(e=g.exit_time.fillna(np.inf)).groupby("n").e.median()
     ok = np.isfinite(med.to_numpy())
     if ok.sum() > 1:
-        ax.plot(med.index[ok], med.to_numpy()[ok], color=colour[b], lw=0.8)
+        ax.plot(med.index[ok] * nudge, med.to_numpy()[ok], color=colour[b], lw=0.8)
 ax.axhline(float(table.t_max.max()), color="0.6", lw=0.6, ls="--")
 ax.set_xscale("log")
 ax.set_yscale("log")
@@ -92,4 +93,11 @@ ax.set_ylabel(r"growth rate of $Z_1$ (1/$\tau$)")
 ax.set_title("about the symmetric orbit", fontsize=7)
 ax.legend(fontsize=6, loc="upper right", frameon=False)
 panel_letter(ax, "c", x=-0.25)
+# the claim (row C7-usa-oscillation), counted from the tables drawn
+unstable = growth[~growth.neutral.astype(bool)].beta
+n_left = int(iid.exit_time.notna().sum())
+fig.suptitle("C7-usa-oscillation (beyond the paper): how long the $d = 2$ USA oscillation (case 4's centre) lasts;\n"
+             + (f"its symmetric orbit is unstable at β ∈ {{{', '.join(f'{b:g}' for b in unstable)}}}, "
+                if len(unstable) else "its symmetric orbit is neutral at every β, ")
+             + f"and {n_left} of {len(iid)} i.i.d. runs leave it by $t_{{max}}$", fontsize=8)
 save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

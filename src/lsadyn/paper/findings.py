@@ -297,13 +297,19 @@ def _values(x) -> str:
 
 
 def _runs_text(runs: pd.DataFrame, *cols: str, limit: int = 3) -> str:
-    """'oscillation USA d = 2, …': a few runs named by their columns, and how many more."""
+    """'oscillation USA d = 2 (2 runs), …': the first ``limit`` distinct names of runs by their columns (runs that
+    differ only in a column not named, such as the seed, are counted under one name), and how many runs more."""
     def name(r):
         bits = [str(r["scenario"]), str(r["model"]).upper()]
         bits += [f"{'β' if c == 'beta' else c} = {_fmt(r[c])}" for c in cols if c in r]
         return " ".join(bits)
-    names = [name(r) for _, r in runs.head(limit).iterrows()]
-    return ", ".join(names) + (f" and {len(runs) - limit} more" if len(runs) > limit else "")
+    counts: dict[str, int] = {}
+    for _, r in runs.iterrows():
+        counts[name(r)] = counts.get(name(r), 0) + 1
+    shown = list(counts.items())[:limit]
+    rest = len(runs) - sum(k for _, k in shown)
+    return (", ".join(n if k == 1 else f"{n} ({k} runs)" for n, k in shown)
+            + (f" and {rest} more" if rest else ""))
 
 
 def _found_cases12(g, tables):
