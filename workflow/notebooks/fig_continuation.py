@@ -78,19 +78,21 @@ for k, (ax, name) in enumerate(zip(axes.flat, planes)):
             (line,) = ax.plot(g.x, g.y, zorder=4, **st, label=label)
             handles.setdefault(label, line)
     lc = t[(t.kind == "cycle") & (t.location == "interior")]
-    for stab, face, edge in (("stable", "#0072B2", "#0072B2"), ("unstable", "none", "#D55E00")):
+    # open markers larger and opaque: at the filled markers' size a ring reads as a faint dot
+    for stab, face, edge, size, lw, alpha in (("stable", "#0072B2", "#0072B2", 4, 0.5, 0.7),
+                                              ("unstable", "none", "#D55E00", 10, 0.8, 1.0)):
         c = lc[lc.stability == stab]
         if len(c):
-            h = ax.scatter(c.x, c.y, s=4, facecolors=face, edgecolors=edge, linewidths=0.5, zorder=3, alpha=0.7,
+            h = ax.scatter(c.x, c.y, s=size, facecolors=face, edgecolors=edge, linewidths=lw, zorder=3, alpha=alpha,
                            label=f"interior limit cycle, {'attracting' if stab == 'stable' else 'repelling'}")
             handles.setdefault(h.get_label(), h)
     if t.x_name.iloc[0] == "dv":
         # on top of every curve and cycle marker, large, with a white edge: the branches start at it; its period is
         # that of the continued cycle nearest to it (read from the table, not typed in)
         near = lc.iloc[np.argsort(np.hypot(lc.x, lc.y))[:1]] if len(lc) else lc
-        per = f" (attracting cycle, T ≈ {near.period.iloc[0]:.1f})" if len(near) else ""
+        per = f" (attracting cycle, period T ≈ {near.period.iloc[0]:.1f} in units of t)" if len(near) else ""
         (h,) = ax.plot([0], [0], marker="*", color="k", mec="white", mew=0.7, ms=11, ls="", zorder=6,
-                       label=f"base weights A₀, V₀{per}")
+                       label=f"base weights A₀, V₀{per}".replace(" (", "\n(", 1))
         handles.setdefault(h.get_label(), h)
     fam = name if name in grids else None
     if fam:
