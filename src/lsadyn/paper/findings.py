@@ -522,67 +522,57 @@ def _found_offmanifold(g, tables):
 
 
 def _found_continuation(g, tables):
+    """C11 in one sentence: the four checks' counts (the multipliers and branch details are in its section)."""
     ct = tables.get("continuation")
-    planes = f" in {ct.plane.nunique()} planes ({', '.join(sorted(ct.plane.unique()))})" if ct is not None and len(ct) \
-        else ""
+    n_planes = f" in {ct.plane.nunique()} planes" if ct is not None and len(ct) else ""
     parts = []
     if len(r := _pick(g, r"C11a-.*")):
-        parts.append(f"continued curves{planes} match their closed forms to 1e-8 in {_passing_of(r)} planes that "
-                     "have one (C11a)")
+        parts.append(f"curves continued{n_planes} meet their closed forms to 1e-8 ({_passing_of(r)} planes, C11a)")
     if len(r := _pick(g, r"C11b-.*")):
-        parts.append(f"rotating-cluster periods match theirs in {_passing_of(r)} planes ({_of(r)} cycle points, C11b)")
+        parts.append(f"rotation periods match theirs ({_passing_of(r)} planes, C11b)")
     if len(r := _pick(g, r"C11c-.*")):
-        parts.append(f"{_of(r)} grid points' OA labels lie on the side of the curves they should (C11c)")
-    if len(r := _pick(g, r"C11d-.*")) and ct is not None:
-        cyc = ct[(ct.kind == "cycle") & (ct.location == "interior")]
-        n_st = int((cyc.stability == "stable").sum())
-        parts.append(f"{_of(r)} limit-cycle branches born at Hopf points ({n_st} of {len(cyc)} cycles attracting, "
-                     f"multipliers {span(cyc.multiplier.min(), cyc.multiplier.max())}; "
-                     f"{ct[ct.kind == 'cycle_fold'].branch.nunique()} cycle-fold curve(s)) change stability only at a "
-                     "cycle fold (C11d)")
+        parts.append(f"{_of(r)} grid points' OA labels lie on the right side of the curves (C11c)")
+    if len(r := _pick(g, r"C11d-.*")):
+        parts.append(f"{_of(r)} limit-cycle branches change stability only at a cycle fold (C11d)")
     return "; ".join(parts) or _found_generic(g, tables)
 
 
 def _found_atlas(g, tables):
-    """C12: the d = 2 OA fractions of the first ensemble, where the limit cycles are, and the token and phase rows."""
+    """C12 in one sentence: the range over ensembles of the d = 2 OA fractions of clusters converging and of
+    oscillation, and the token and phase rows' counts (each ensemble's fractions with intervals are in its section)."""
     at = tables.get("atlas")
     parts = []
     if at is not None and len(at):
-        oa = at[(at.method == "oa") & (at["count"] > 0)]
-        for ens, e in oa.groupby("ensemble", sort=False):
-            top = e.sort_values("fraction", ascending=False)
-            parts.append(f"by OA in d = 2, {ens} weights ({int(e.n_samples.iloc[0])} samples): " + ", ".join(
-                f"{r.regime} {100 * r.fraction:.1f} % [{100 * r.ci_low:.1f}, {100 * r.ci_high:.1f}]"
-                for r in top.itertuples()))
-    if len(r := _pick(g, r"C12b-.*")):
-        parts.append(f"limit cycles in {_passing_of(r)} ensembles ({_of(r)} samples oscillate; where: C12b)")
+        oa = at[at.method == "oa"]
+        ens = list(dict.fromkeys(oa.ensemble))
+        if ens:
+            def frac(regime):
+                f = [float(oa[(oa.ensemble == e) & (oa.regime == regime)].fraction.sum()) for e in ens]
+                return span(100 * min(f), 100 * max(f)) + " %"
+            n = int(oa.n_samples.iloc[0]) if oa.n_samples.nunique() == 1 else None
+            parts.append(f"in d = 2 by OA ({', '.join(ens)} weights{f', {n} samples each' if n else ''}) clusters "
+                         f"converge in {frac('cluster_converge')} and oscillate in {frac('oscillate')} of samples "
+                         "(C12a, C12b)")
     if len(r := _pick(g, r"C12c-.*")):
-        parts.append(f"token runs at d > 2 decided in {_of(r)} runs (C12c)")
+        parts.append(f"token runs at d > 2 decided in {_of(r)} (C12c)")
     if len(r := _pick(g, r"C12d-.*")):
-        parts.append(f"softmax phase diagrams: {_of(r)} runs clustered at the last layer time (C12d)")
+        parts.append(f"softmax runs clustered at the last time: {_of(r)} (C12d)")
     return "; ".join(parts) or _found_generic(g, tables)
 
 
 def _found_exponents(g, tables):
+    """C13 in one sentence: each check's count (what each compares is in its section)."""
     parts = []
     if len(r := _pick(g, r"C13a-.*")):
-        parts.append(f"the numerical Floquet exponents of {_of(r)} rotating-cluster points match the closed form to "
-                     "1e-8 (C13a)")
+        parts.append(f"Floquet exponents of rotating clusters meet the closed form to 1e-8 ({_of(r)} points, C13a)")
     if len(r := _pick(g, r"C13b-.*")):
-        parts.append(f"d = 2 LSA token spectra on the OA manifold match the OA flow's in {_passing_of(r)} scenarios "
-                     "(C13b)")
-    ex = tables.get("exponents")
-    if ex is not None and len(ex):
-        parts.append(f"token runs' largest exponents {span(ex.lyap_1.min(), ex.lyap_1.max(), start='from ')} over d ∈ "
-                     f"{_values(ex.d)} (LSA and USA)")
+        parts.append(f"token spectra on the OA manifold match OA's ({_passing_of(r)} scenarios, C13b)")
     if len(r := _pick(g, r"C13c-.*")):
-        parts.append(f"every attractor has a basin of positive measure at {_passing_of(r)} multistable points (C13c)")
+        parts.append(f"every attractor has a basin of positive measure ({_passing_of(r)} multistable points, C13c)")
     if len(r := _pick(g, r"C13d-.*")):
-        parts.append(f"{_of(r)} case rows carry their OA attractor's leading exponent, all <= 0 (C13d)")
+        parts.append(f"case rows' OA exponents all <= 0 ({_of(r)}, C13d)")
     if len(r := _pick(g, r"C13e-.*")):
-        parts.append(f"token runs that end in clusters and show a settled contraction tighten at their final "
-                     f"cluster's differential exponent in {_of(r)} (C13e; the other clustered runs lack a settled fit, a "
-                     "prediction or both)")
+        parts.append(f"clusters tighten at their predicted exponent in {_of(r)} settled fits (C13e)")
     return "; ".join(parts) or _found_generic(g, tables)
 
 
