@@ -182,7 +182,7 @@ def render(core: dict, pipe: dict, stages: dict | None = None, tests: dict | Non
                      f"{stages['measured_at']}) | {_s(stages['added_seconds'])} | | | ≤ 90 s "
                      f"| {_yes(stages['added_seconds'] <= 90)} |")
     for rec in (tests or {}).get("runs", {}).values():
-        lines.append(f"| {rec['label']}, fresh copy (`bench_tests.py`), {rec['cpu_seconds']:.0f} core-s of CPU, "
+        lines.append(f"| {rec['label']}, fresh clone (`bench_tests.py`), {rec['cpu_seconds']:.0f} core-s of CPU, "
                      f"{rec['summary']}, measured {rec['measured_at']} | {_s(rec['seconds'])} | | | "
                      f"≤ {_s(rec['target_seconds'])} | {_yes(rec['exit_code'] == 0 and rec['seconds'] <= rec['target_seconds'])} |")
     if "dag_seconds" in pipe:
