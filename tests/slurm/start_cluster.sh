@@ -12,6 +12,13 @@ if [ "${1:-}" = "--install" ] && ! command -v slurmctld > /dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge > /dev/null
 fi
 command -v slurmctld > /dev/null || { echo "slurm-wlm is not installed (use --install)" >&2; exit 1; }
+# The daemons started below outlive this script: they must not inherit the caller's open files beyond stdio (a
+# `flock` lock would stay held by munged for as long as it runs; a pipe would never see its end). 255 is bash's own
+# descriptor for this script.
+for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    if [ "$fd" -gt 2 ] && [ "$fd" -ne 255 ]; then eval "exec $fd>&-" 2> /dev/null || true; fi
+done
 
 node=$(hostname -s)
 cpus=$(nproc)
