@@ -60,7 +60,8 @@ planes = list(dict.fromkeys(table.plane))
 ncol = min(len(planes), 2)
 nrow = -(-len(planes) // ncol)
 height = 2.3 * nrow + 0.8
-fig, axes = plt.subplots(nrow, ncol, figsize=(2 * COLUMN_WIDTH, height), squeeze=False)
+fig, axes = plt.subplots(nrow, ncol, figsize=(2 * COLUMN_WIDTH, height), squeeze=False,
+                         layout="none")  # laid out by tight_layout below (the style sets constrained layout)
 for ax in axes.flat[len(planes):]:
     ax.set_visible(False)
 handles = {}
