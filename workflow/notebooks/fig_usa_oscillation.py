@@ -22,6 +22,7 @@
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.lines import Line2D
 from lsadyn_workflow.io import atomic_path, load_table
 
 from lsadyn.paper.plotting import COLUMN_WIDTH, panel_letter, save_figure, style
@@ -43,15 +44,20 @@ colour = dict(zip(betas, plt.cm.viridis(np.linspace(0.0, 0.85, len(betas)))))
 iid = table[table.start != "symmetric"]
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(2 * COLUMN_WIDTH, 2.5))
+fig, axes = plt.subplots(1, 3, figsize=(2 * COLUMN_WIDTH, 2.9))
 ax = axes[0]
 for i, b in enumerate(betas):
     g = iid[iid.beta == b]
     left = g[g.exit_time.notna()]
     stayed = g[g.exit_time.isna()]
-    nudge = 10 ** (0.05 * (i - (len(betas) - 1) / 2))  # each β just beside the others at the same n, so none hides
-    ax.scatter(left.n * nudge, left.exit_time, color=colour[b], s=14, label=f"β = {b:g}", zorder=3)
-    ax.scatter(stayed.n * nudge, stayed.t_max, facecolors="none", edgecolors=colour[b], s=14, zorder=3)
+    # each β just beside the others at the same n, and each run of a (β, n) beside the others (runs that stayed all
+    # sit at t_max), so no marker hides another
+    nudge = 10 ** (0.06 * (i - (len(betas) - 1) / 2))
+    seed_nudge = 10 ** (0.018 * (g.groupby("n").cumcount() - (g.groupby("n").n.transform("size") - 1) / 2))
+    ax.scatter(left.n * nudge * seed_nudge[left.index], left.exit_time, color=colour[b], s=14, label=f"β = {b:g}",
+               zorder=3)
+    ax.scatter(stayed.n * nudge * seed_nudge[stayed.index], stayed.t_max, facecolors="none", edgecolors=colour[b],
+               s=14, zorder=3)
     med = g.assign(e=g.exit_time.fillna(np.inf)).groupby("n").e.median()
     ok = np.isfinite(med.to_numpy())
     if ok.sum() > 1:
@@ -62,7 +68,11 @@ ax.set_yscale("log")
 ax.set_xlabel("tokens n")
 ax.set_ylabel(r"exit time ($\tau$)")
 ax.set_title(r"i.i.d. starts; open: not left by $t_{max}$", fontsize=7)
-ax.legend(fontsize=6, loc="center right", frameon=False)
+extra = [Line2D([], [], color="0.3", lw=0.8, label="median exit time"),
+         Line2D([], [], color="0.6", lw=0.6, ls="--", label="$t_{max}$")]
+# below the panels, for all of them: β is the colour in (a) and (b)
+fig.legend(handles=ax.get_legend_handles_labels()[0] + extra, fontsize=6, loc="outside lower center",
+           ncol=len(betas) + len(extra), frameon=False, title="β: colour in (a) and (b)", title_fontsize=6)
 panel_letter(ax, "a", x=-0.25)
 
 ax = axes[1]
