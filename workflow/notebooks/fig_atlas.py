@@ -99,7 +99,7 @@ for ax, name in zip(row_a[1:], ("discV", "trA", "detA")):
     ax.set_title("limit cycles by " + NAMES[name].split(" =")[0], fontsize=7)
     ax.set_ylim(bottom=0)
     if name == "discV":
-        ax.set_ylabel("fraction oscillating")
+        ax.set_ylabel("fraction oscillating (limit cycles)")
         ax.axvline(0, color="0.5", lw=0.5, ls=":")
     panel_letter(ax, next(letters), x=-0.12, y=1.02)
 # one entry per ensemble: its bar in (a) and its line in (b-d)

@@ -93,7 +93,7 @@ scale = float(np.abs(fl.exponent).max())
 err_text = f"< {scale * 10.0 ** (1 - digits):.0e} (table's\n{digits} digits: equal)" if err == 0 else f"{err:.2g}"
 ax.text(0.04, 0.96, f"×n: n points overlap\nmax |numeric − closed|\n{err_text}", transform=ax.transAxes, va="top",
         fontsize=5.5)
-ax.set_xlabel("λ⊥, closed form (circle_cycle)")
+ax.set_xlabel("λ⊥, closed form on the circle |R₂| = 1")
 ax.set_ylabel("λ⊥ from the monodromy matrix")
 ax.set_title(f"Floquet exponent of rotating\nclusters: {len(fl)} points, {len(pts)} distinct", fontsize=6.5)
 panel_letter(ax, "b", x=-0.3)

@@ -110,7 +110,8 @@ for j, model in enumerate(["lsa", "usa"]):
     ax.set_xlim(-0.6, len(dvals) - 0.4)
     ax.set_ylim(len(scen) - 0.5, -0.5)
     ax.set_xlabel("token dimension $d$")
-    ax.set_title(f"{model.upper()}: runs that keep the $d = 2$ regime\npaper's scenarios {n_ok} of {int(in_paper.sum())}"
+    ax.set_title(f"{model.upper()}: runs that keep the $d = 2$ regime\n"
+                 f"paper's scenarios {n_ok} of {int(in_paper.sum())}"
                  + (f", beyond the paper {n_ok_beyond} of {int((~in_paper).sum())}" if (~in_paper).any() else "")
                  if len(g) else model.upper(), fontsize=7)
     panel_letter(ax, next(letters), x=-0.02 if j else -0.32)

@@ -169,7 +169,8 @@ handles += [Line2D([], [], color="k", marker="o", mfc="white", ls="", ms=4, labe
                    label="fraction predicted to keep it, of the runs with a prediction (eigenvalue criterion)"),
             Line2D([], [], color="k", lw=2.6, alpha=0.35, solid_capstyle="butt",
                    label="kept, but predicted to rotate too slowly to resolve (bar in the model's colour)"),
-            Line2D([], [], color="0.35", ls=(0, (4, 2)), lw=0.8, label=r"$\delta_{min} = |m_0|/\|V\|_F$"),
+            Line2D([], [], color="0.35", ls=(0, (4, 2)), lw=0.8,
+                   label=r"$\delta_{min} = |m_0|/\|V\|_F$ ($m_0$: rotation margin)"),
             Line2D([], [], color="0.35", ls=":", lw=0.8, label=r"$\delta_{typ} = d\,\delta_{min}$")]
 fig.legend(handles=handles, loc="outside lower center", ncol=3, frameon=False, fontsize=7)
 fig.suptitle("C8 (beyond the paper): fraction of runs keeping the unperturbed regime under weight perturbation "
