@@ -451,10 +451,11 @@ def _found_limit_cycle(g, tables):
                          ("limit_cycle_plane", "the limit cycle from near-plane starts")):
             per = []
             for m, gm in dim[dim.scenario == sc].groupby("model", sort=False):
-                ds = [d for d, gd in gm.groupby("d") if (gd.regime == "oscillate").all()]
-                per.append(f"{m.upper()} at d ∈ {_values(ds)}" if ds else f"{m.upper()} at no d")
+                osc = gm[gm.regime == "oscillate"]
+                per.append(f"{m.upper()} {len(osc)} of {len(gm)}" + (f" (d ∈ {_values(osc.d)})" if len(osc) else ""))
             if per:
-                parts.append(f"{what} oscillates (every seed) {', '.join(per)}")
+                n_tok = _values(dim[dim.scenario == sc].n_tokens).strip("{}")
+                parts.append(f"{what} oscillates in persistence runs (n = {n_tok}) {', '.join(per)}")
     hd = tables.get("highdim")
     if hd is not None and len(hd) and hd.scenario.isin(LIMIT_CYCLE).any():
         cyc = hd[hd.scenario.isin(LIMIT_CYCLE)]
@@ -463,7 +464,8 @@ def _found_limit_cycle(g, tables):
             start = "uniform" if r.scenario == "limit_cycle" else "near-plane"
             lam = (f", plane exponent {r.transverse_rate:+.2g}/τ" if pd.notna(r.transverse_rate) else "")
             runs.append(f"{r.model.upper()} {start} start {r.regime}{lam}")
-        parts.append(f"highdim d = {_values(cyc.d).strip('{}')}: " + "; ".join(runs))
+        parts.append(f"in the highdim stage's own runs (d = {_values(cyc.d).strip('{}')}, n = {_values(cyc.n_tokens).strip('{}')}): "
+                     + "; ".join(runs))
     return "; ".join(parts) if parts else _found_generic(g, tables)
 
 
