@@ -88,8 +88,8 @@ for i, sc in enumerate(scenarios):
             base = table[(table.scenario == sc) & (table.d == d) & (table.model == model) & (table.kind == "none")]
             if len(base) and (base.regime == "undetermined").all():
                 pert = table[(table.scenario == sc) & (table.d == d) & (table.model == model) & (table.kind == kind)]
-                no_ref.append(f"{model.upper()} {len(base)} of {len(base)} "
-                              f"({int((pert.regime == 'undetermined').sum())} of {len(pert)})")
+                no_ref.append(f"{model.upper()}: {len(base)} of {len(base)}; "
+                              f"{int((pert.regime == 'undetermined').sum())} of {len(pert)}")
                 continue
             st = MODEL_STYLE.get(model, dict(color="k", ls=":", marker="^", ms=4))
             x = dodged(g.level, kind, model)
@@ -113,8 +113,9 @@ for i, sc in enumerate(scenarios):
                 ax.plot(x[ok], g.fraction_predicted[ok], marker="x", ms=7, mew=0.8, color=st["color"], ls="",
                         clip_on=False, zorder=3)  # behind the model's marker: its arms show around it
         if no_ref:  # say it, rather than a fraction 0 that reads as 'never keeps it'
-            ax.text(0.5, 0.5, "unperturbed undetermined\n(perturbed undetermined):\n" + "\n".join(no_ref)
-                    + "\nno regime to keep",
+            ax.text(0.5, 0.5, "no regime to keep: the unperturbed\nrun is undetermined within the budget\n"
+                    "(robustness.horizon × budget_factor)\nundetermined, unperturbed; perturbed\n"
+                    + "\n".join(no_ref),
                     transform=ax.transAxes, ha="center", va="center", fontsize=5.5, color="0.2",
                     bbox={"fc": "white", "ec": "0.6", "lw": 0.5, "pad": 2.0})
         t = th[(th.scenario == sc) & (th.d == d)]
