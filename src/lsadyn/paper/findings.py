@@ -464,8 +464,8 @@ def _found_limit_cycle(g, tables):
             start = "uniform" if r.scenario == "limit_cycle" else "near-plane"
             lam = (f", plane exponent {r.transverse_rate:+.2g}/τ" if pd.notna(r.transverse_rate) else "")
             runs.append(f"{r.model.upper()} {start} start {r.regime}{lam}")
-        parts.append(f"in the highdim stage's own runs (d = {_values(cyc.d).strip('{}')}, n = {_values(cyc.n_tokens).strip('{}')}): "
-                     + "; ".join(runs))
+        sizes = f"d = {_values(cyc.d).strip('{}')}, n = {_values(cyc.n_tokens).strip('{}')}"
+        parts.append(f"in the highdim stage's own runs ({sizes}): " + "; ".join(runs))
     return "; ".join(parts) if parts else _found_generic(g, tables)
 
 
