@@ -89,8 +89,8 @@ for j, model in enumerate(["lsa", "usa"]):
     g = dim[dim.model == model]
     # counted as the suptitle counts: the paper's scenarios (rows C7) apart from those beyond the paper
     in_paper = ~g.scenario.isin(BEYOND_PAPER)
-    n_ok = int((g.regime == g.expect)[in_paper].sum())
-    n_ok_beyond = int((g.regime == g.expect)[~in_paper].sum())
+    kept = g.regime == g.expect
+    n_ok, n_ok_beyond = int(kept[in_paper].sum()), int(kept[~in_paper].sum())
     for yi, sc in enumerate(scen):
         for xi, d in enumerate(dvals):
             cell = g[(g.scenario == sc) & (g.d == d)].sort_values("seed")

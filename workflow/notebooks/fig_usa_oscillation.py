@@ -53,7 +53,8 @@ for i, b in enumerate(betas):
     # each β just beside the others at the same n, and each run of a (β, n) beside the others (runs that stayed all
     # sit at t_max), so no marker hides another
     nudge = 10 ** (0.06 * (i - (len(betas) - 1) / 2))
-    seed_nudge = 10 ** (0.018 * (g.groupby("n").cumcount() - (g.groupby("n").n.transform("size") - 1) / 2))
+    by_n = g.groupby("n")
+    seed_nudge = 10 ** (0.018 * (by_n.cumcount() - (by_n.n.transform("size") - 1) / 2))
     ax.scatter(left.n * nudge * seed_nudge[left.index], left.exit_time, color=colour[b], s=14, label=f"β = {b:g}",
                zorder=3)
     ax.scatter(stayed.n * nudge * seed_nudge[stayed.index], stayed.t_max, facecolors="none", edgecolors=colour[b],

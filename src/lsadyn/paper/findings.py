@@ -23,6 +23,7 @@ from __future__ import annotations
 import html
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -303,10 +304,7 @@ def _runs_text(runs: pd.DataFrame, *cols: str, limit: int = 3) -> str:
         bits = [str(r["scenario"]), str(r["model"]).upper()]
         bits += [f"{'β' if c == 'beta' else c} = {_fmt(r[c])}" for c in cols if c in r]
         return " ".join(bits)
-    counts: dict[str, int] = {}
-    for _, r in runs.iterrows():
-        counts[name(r)] = counts.get(name(r), 0) + 1
-    shown = list(counts.items())[:limit]
+    shown = list(Counter(name(r) for _, r in runs.iterrows()).items())[:limit]  # in the runs' order
     rest = len(runs) - sum(k for _, k in shown)
     return (", ".join(n if k == 1 else f"{n} ({k} runs)" for n, k in shown)
             + (f" and {rest} more" if rest else ""))
