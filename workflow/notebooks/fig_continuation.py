@@ -91,7 +91,7 @@ for k, (ax, name) in enumerate(zip(axes.flat, planes)):
         # on top of every curve and cycle marker, large, with a white edge: the branches start at it; its period is
         # that of the continued cycle nearest to it (read from the table, not typed in)
         near = lc.iloc[np.argsort(np.hypot(lc.x, lc.y))[:1]] if len(lc) else lc
-        per = f"\n(attracting cycle, period T ≈ {near.period.iloc[0]:.1f} in units of t)" if len(near) else ""
+        per = f"\n(attracting cycle, period {near.period.iloc[0]:.1f} in t)" if len(near) else ""
         (h,) = ax.plot([0], [0], marker="*", color="k", mec="white", mew=0.7, ms=11, ls="", zorder=6,
                        label=f"base weights A₀, V₀{per}")
         handles.setdefault(h.get_label(), h)
