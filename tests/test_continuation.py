@@ -248,7 +248,11 @@ def test_case3_grid_labels_lie_on_their_side_of_the_circle_fold():
         f[m] = _threshold(part, "boundary_fold", "p2", mu[m])
     rot = ~deg & (sig > f + 1e-9)
     assert rot.any() and np.all(lab[rot] == "cluster_rotate")
-    assert np.all(lab[~rot] == "cluster_converge")
+    # σ = 0 (det A = 0) off μ = 0: the circle equilibrium at R2 = -1 is a fold with J = 0 (both eigenvalues 0), whose
+    # normal form attracts from one side only; the certified decision leaves it undetermined, naming it
+    fold = ~deg & (sig == 0)
+    assert fold.sum() == 6 and np.all(lab[fold] == "undetermined")
+    assert np.all(lab[~rot & ~fold] == "cluster_converge")
 
 
 def test_case4_grid_labels_lie_on_their_side_of_the_circle_folds():

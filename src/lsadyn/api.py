@@ -19,6 +19,7 @@ from .budget import check_budget
 from .fields.attention import attention, field_for
 from .observers import pseudo_r2
 from .reductions.kuramoto import kuramoto_coefficients, oa_field
+from .regimes.certify import OACertifier, certified_result
 from .regimes.classify import RegimeResult, RegimeTolerances, classify_r2_trajectory
 from .regimes.decision import DEFAULT_BUDGET, decide, window_tolerances
 from .runs import OARun, PhasePointRun, PhasePointRunScipy, SmallRunCompiled, SphereRun, WSRun, _writable
@@ -122,6 +123,29 @@ def _vote(results, method):
     )
 
 
+def _vote_certified(results, method):
+    """Strict-majority vote over certified starts: the label, the medians of the limit values and the attractor of the
+    first start with that label; ``certified`` only when the majority's starts all are, ``t_certified`` the latest."""
+    labels = [r.regime for r in results]
+    label, count = Counter(labels).most_common(1)[0]
+    details = {"start_regimes": labels}
+    if count * 2 <= len(labels):
+        label = "undetermined"
+        details["reason"] = f"no strict majority: {labels}"
+    chosen = [r for r in results if r.regime == label]
+    if not chosen:
+        return RegimeResult(label, _median([r.abs_R2 for r in results]), float("nan"), float("nan"), method,
+                            dict(details, certified=False))
+    first = chosen[0]
+    details.update({key: v for key, v in first.details.items() if key not in details})
+    if label != "undetermined":
+        details["t_certified"] = max(r.details["t_certified"] for r in chosen)
+    # limit values: medians over the starts with that label (at a centre each start has its own closed orbit, and
+    # the starts sit around R₂ = 0, so the median is the orbit through the uniform state to first order)
+    return RegimeResult(label, _median([r.abs_R2 for r in chosen]), _median([r.arg_R2_rate for r in chosen]),
+                        _median([r.period for r in chosen]), method, details)
+
+
 def _classifier(method, tol, tau):
     wtol = window_tolerances(tol)
 
@@ -138,7 +162,7 @@ def _budget(budget, retry):
 
 def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=None, chunk=128,
                          budget=DEFAULT_BUDGET, starts=None, token_start=None, engine="compiled", progress=None,
-                         retry=None, max_bytes=None, max_seconds=None):
+                         retry=None, max_bytes=None, max_seconds=None, certify=True):
     """OA regimes of N points, A and V of shape (N, 2, 2) (see :func:`predict_regime`), by the decision
     procedure of :mod:`lsadyn.regimes.decision` (undecided points continue up to ``budget`` × the horizon).
 
@@ -149,6 +173,13 @@ def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=N
     undetermined (up to the budget, where the vote stands). ``engine``: ``"compiled"`` (every start its own
     DOP853 run, :func:`lsadyn.solvers.phase_points.advance_small`) or ``"scipy"`` (the reference: scipy DOP853 on
     chunks of ``chunk`` points as one system).
+
+    ``certify`` (default True): a start is labelled only when its state lies in a checked neighbourhood of one
+    attractor (:mod:`lsadyn.regimes.certify`: Newton and a Lyapunov region for equilibria, the circle's flow and
+    transverse exponent, shooting and the return map for limit cycles, a conserved quantity for centres,
+    Poincaré–Bendixson with Dulac's criterion); ``details`` then carries ``attractor``, ``checked`` and
+    ``t_certified``, and an uncertified start stays ``undetermined`` with the nearest candidate as its reason.
+    ``certify=False`` labels from the window classifier (:mod:`lsadyn.regimes.classify`) instead, the former rule.
     """
     A, V, beta, tau = _batch_inputs(A, V, beta)
     horizon = as_positive_float(horizon, "horizon")
@@ -162,10 +193,18 @@ def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=N
     K = R0.shape[1]
     coeffs = kuramoto_coefficients(A[:, None], V[:, None], (beta * tau)[:, None] * np.ones(K))
     wtol = window_tolerances(tol)
+    certifiers: dict = {}
 
     def classify(i, s, R):
-        res = [classify_r2_trajectory(s, R[:, j], wtol, method="oa", unit="τ") for j in range(K)]
-        out = _rescale(_vote(res[:k], "oa"), tau[i])
+        if certify:
+            if i not in certifiers:
+                certifiers[i] = OACertifier(A[i], V[i], beta[i])
+            t = s * tau[i]
+            res = [certified_result(*certifiers[i].check(t, R[:, j]), t, R[:, j], "oa") for j in range(K)]
+            out = _vote_certified(res[:k], "oa")
+        else:
+            res = [_rescale(classify_r2_trajectory(s, R[:, j], wtol, method="oa", unit="τ"), tau[i]) for j in range(K)]
+            out = _vote(res[:k], "oa")
         # a point is decided when every start is: a vote decided by the starts that decide first would bias the
         # limits (e.g. at a centre the shorter-period orbits show their 2 cycles per window half first)
         out.details["undecided_part"] = any(r.regime == "undetermined" for r in res)
@@ -187,20 +226,23 @@ def predict_regime_batch(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol=N
 
 
 def predict_regime(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol: RegimeTolerances | None = None,
-                   budget=DEFAULT_BUDGET, progress=None, max_bytes=None, max_seconds=None):
+                   budget=DEFAULT_BUDGET, progress=None, max_bytes=None, max_seconds=None, certify=True):
     """Regime predicted by the Ott–Antonsen ODE (d = 2 LSA) from near-uniform starts.
 
     The OA ODE is integrated from the 8 points of :func:`oa_start_points` (|R₂(0)| = 0.01,
     wrapped-Cauchy states next to the uniform one) to ``horizon · τ``; the regime is the label shared by
     a strict majority of them, else ``undetermined`` (the per-start labels are in
-    ``details['start_regimes']``). Limit values are medians over the starts with that label.
-    Undecided runs continue (:mod:`lsadyn.regimes.decision`) up to ``budget`` × the horizon.
+    ``details['start_regimes']``). Each start's label is certified (``certify``, see
+    :func:`predict_regime_batch`): the limit values are those of the attractor it was certified in, and
+    ``details['attractor']`` says which (kind, location, exponent, multiplier, period, rate), ``['checked']`` how,
+    ``['t_certified']`` when. Undecided runs continue (:mod:`lsadyn.regimes.decision`) up to ``budget`` × the horizon.
     """
     p = attention(A, V, beta)
     if p.d != 2:
         raise ValueError(f"A: the OA reduction needs d = 2, got {p.d}x{p.d}")
     return predict_regime_batch(p.A[None], p.V[None], p.beta, horizon=horizon, n_samples=n_samples, tol=tol,
-                                budget=budget, progress=progress, max_bytes=max_bytes, max_seconds=max_seconds)[0]
+                                budget=budget, progress=progress, max_bytes=max_bytes, max_seconds=max_seconds,
+                                certify=certify)[0]
 
 
 def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=4000, tol=None,
