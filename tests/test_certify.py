@@ -1,4 +1,4 @@
-"""Certified OA labels (lsadyn.regimes.certify, docs/theory.md "Certified labels"): the Dulac criterion as a property,
+"""Certified OA labels (lsadyn.regimes.certify): the Dulac criterion as a property,
 the conserved quantities, and every certified label confirmed by an independent run ten times longer, over whole
 families of slow and degenerate cases (each family derived in the test's docstring or in tests/known_cases.md)."""
 
@@ -25,7 +25,7 @@ def _rand(rng, scale=1.0):
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10**6))
 def test_dulac_divergence_closed_form_equals_the_numerical_divergence(seed):
-    """div(BF) with B = (1 - |R|^2)^-3 equals -βB[Im(R w) - m(1 + |R|^2)] (docs/theory.md), by central differences."""
+    """div(BF) with B = (1 - |R|^2)^-3 equals -βB[Im(R w) - m(1 + |R|^2)], by central differences."""
     rng = np.random.default_rng(seed)
     pt = OAPortrait(_rand(rng), _rand(rng), rng.uniform(0.2, 2.0))
     R = rng.uniform(0, 0.9) * np.exp(1j * rng.uniform(0, 2 * np.pi))

@@ -1,5 +1,4 @@
-r"""Certified long-time labels of the d = 2 OA flow: find the attractor a trajectory is in, and check it
-(docs/theory.md, "Certified labels").
+r"""Certified long-time labels of the d = 2 OA flow: find the attractor a trajectory is in, and check it.
 
 A label is a statement about t → ∞, so it is given only when the trajectory's current state lies in a region that
 is *proved* (up to the sampling stated per check) to flow to one attractor of :class:`~.portrait.OAPortrait`:

@@ -1,5 +1,4 @@
-r"""The phase portrait of the d = 2 OA flow at one (A, V, β): what its attractors can be (docs/theory.md, "Certified
-labels").
+r"""The phase portrait of the d = 2 OA flow at one (A, V, β): what its attractors can be.
 
 The OA flow :math:`\dot R = F(R)`, :math:`F(R) = i\beta T(R) R + \frac{i\beta}2(\overline{C(R)} + C(R) R^2)` with
 :math:`T = t_0 + t_1 a + t_2 b`, :math:`C = c_0 + c_1 a + c_2 b` (R = a + ib; the coefficients of
@@ -170,8 +169,7 @@ class OAPortrait:
 
     @cached_property
     def linear_time_change(self):
-        """(M (2, 2), b (2,)) when F = (1 − |R|²)(M x + b), x = (Re R, Im R): a time change of a linear flow (V = I;
-        docs/theory.md), checked at 32 points to 1e-10 of max |F/(1 − |R|²)|; None otherwise."""
+        """(M (2, 2), b (2,)) when F = (1 − |R|²)(M x + b), x = (Re R, Im R): a time change of a linear flow (V = I), checked at 32 points to 1e-10 of max |F/(1 − |R|²)|; None otherwise."""
         rng = np.random.default_rng(1)
         R = np.sqrt(rng.uniform(0, 0.8, 32)) * np.exp(1j * rng.uniform(0, TWO_PI, 32))
         L = self.field(R) / (1 - np.abs(R) ** 2)
