@@ -118,6 +118,7 @@ class OACertifier:
         self._sinks: dict = {}
         self._tube = None
         self._boxes: dict = {}
+        self._newton = None
 
     # ------------------------------------------------------------ the entry point
     def check(self, t, R):
@@ -126,6 +127,7 @@ class OACertifier:
         t = np.asarray(t, dtype=float)
         R = np.asarray(R, dtype=complex)
         Re = complex(R[-1])
+        self._newton = None  # Newton from this state, run at most once per check
         s_end = 1.0 - abs(Re)
         circle = self.pt.circle
         for check in (self._sinks_known, self._circle, self._global, self._linear, self._newton_sink, self._centre,
@@ -159,8 +161,14 @@ class OACertifier:
                 return self._sink_certificate(reg, t[-1])
         return None
 
+    def _equilibrium_at(self, Re):
+        """The equilibrium Newton finds from this check's state (computed once per check)."""
+        if self._newton is None:
+            self._newton = (self.pt.equilibrium(Re),)
+        return self._newton[0]
+
     def _newton_sink(self, t, R, Re, s_end, circle):
-        eq = self.pt.equilibrium(Re)
+        eq = self._equilibrium_at(Re)
         if eq is None:
             return None
         reg = self._sink(*eq)
@@ -412,7 +420,7 @@ class OACertifier:
             return None
         from ..continuation.shooting import periodic_orbit
 
-        fam = self._family
+        fam = self.pt.family
         p = np.zeros(2)
         T_guess = _turn_period(t, R, eq[0])
         if not np.isfinite(T_guess) or T_guess <= 0:
@@ -462,7 +470,7 @@ class OACertifier:
         """(shot, time) from y to the line through x0 normal to ``nvec``, by Newton on the time from ``t_guess``."""
         from ..continuation.shooting import shoot
 
-        fam, p, tc = self._family, np.zeros(2), float(t_guess)
+        fam, p, tc = self.pt.family, np.zeros(2), float(t_guess)
         for _ in range(30):
             sh = shoot(fam, y, max(tc, 1e-12), p, n_steps)
             dT = -float(nvec @ (sh["x"] - x0)) / float(nvec @ self._f2(sh["x"]))
@@ -470,11 +478,6 @@ class OACertifier:
             if abs(dT) <= 1e-13 * max(abs(tc), 1.0):
                 break
         return shoot(fam, y, max(tc, 1e-12), p, n_steps), tc
-
-    @property
-    def _family(self):
-        A, V, beta = self.pt.A, self.pt.V, self.pt.beta
-        return lambda p: (A, V, beta)
 
     # ------------------------------------------------------------ why not
     def _nearest(self, t, R, Re, s_end, circle) -> str:
@@ -487,7 +490,7 @@ class OACertifier:
             s = np.clip(1 - np.abs(R), 1e-300, None)
             rate_s = float((np.log(s[-1]) - np.log(s[0])) / (t[-1] - t[0]))
             parts.append(f"1 - |R2| = {s_end:.3g} at t = {t[-1]:.4g}, changing at {rate_s:.2g} {unit} (log)")
-        eq = self.pt.equilibrium(Re)
+        eq = self._equilibrium_at(Re)
         if eq is not None:
             top = eq[1].real.max()
             kind = ("sink" if top < -1e-9 * self.pt.scale else

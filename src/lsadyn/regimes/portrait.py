@@ -28,9 +28,10 @@ from functools import cached_property
 import numpy as np
 
 from ..continuation.cycles import circle_cycle
-from ..continuation.oa import _field_jac_complex, coefficients
+from ..continuation.oa import _field_jac_complex, circle_rate, coefficients
 
 TWO_PI = 2 * np.pi
+_P0 = np.zeros(2)
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,9 @@ class OAPortrait:
         s = self.beta * np.linalg.norm(self.A, 2) * np.linalg.norm(self.V, 2)
         #: rate scale β‖A‖₂‖V‖₂ (1/τ), the unit of every tolerance on rates
         self.scale = float(s) if s > 0 else 1.0
+        A, V, beta = self.A, self.V, self.beta
+        #: the point as a family of :mod:`lsadyn.continuation` with no parameter (p is ignored)
+        self.family = lambda p: (A, V, beta)
 
     # ------------------------------------------------------------ the field
     def field(self, R) -> np.ndarray:
@@ -182,16 +186,9 @@ class OAPortrait:
 
     # ------------------------------------------------------------ the circle
     def circle_rates(self, phi):
-        """(g, g′, ν) on the circle at angles ``phi`` (arrays): rate, its slope, transverse exponent ∂ṙ/∂r."""
-        phi = np.asarray(phi, dtype=float)
-        R = np.exp(1j * phi)
-        F, Fa, Fb = _field_jac_complex(self.tr, self.c, self.beta, R)
-        e = np.conj(R)
-        dF = -np.sin(phi) * Fa + np.cos(phi) * Fb
-        g = (e * F).imag
-        dg = -(e * F).real + (e * dF).imag
-        nu = Fa.real + Fb.imag - dg
-        return g, dg, nu
+        """(g, g′, ν) on the circle at angles ``phi``: rate, its slope, transverse exponent ∂ṙ/∂r
+        (:func:`lsadyn.continuation.oa.circle_rate`)."""
+        return circle_rate(self.family, phi, _P0)
 
     @cached_property
     def circle(self) -> CircleFlow:
@@ -219,7 +216,7 @@ class OAPortrait:
         rows = np.array([[phi, *[float(v) for v in self.circle_rates(phi)[1:]]] for phi in uniq]).reshape(-1, 3)
         rotation = None
         if not uniq:
-            rotation = circle_cycle(lambda p: (self.A, self.V, self.beta), np.zeros(2))
+            rotation = circle_cycle(self.family, _P0)
         return CircleFlow(False, rows, rotation)
 
     def _circle_root(self, lo, hi):
