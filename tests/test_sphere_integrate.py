@@ -139,6 +139,9 @@ def test_simulate_regime_labels_agree_with_the_scipy_reference(scenario, model):
     fast = simulate_regime(A, V, **kw)
     ref = simulate_regime(A, V, method="scipy-DOP853", **kw)
     assert fast.regime == ref.regime
+    if ref.regime == "undetermined":  # at the budget both report their last state, which separates over 2400 tau
+        assert fast.details["reason"].split(":")[0] == ref.details["reason"].split(":")[0]
+        return
     assert fast.abs_R2 == pytest.approx(ref.abs_R2, abs=1e-5)
     if np.isfinite(ref.arg_R2_rate) and abs(ref.arg_R2_rate) > 1e-6:
         assert fast.arg_R2_rate == pytest.approx(ref.arg_R2_rate, rel=1e-4)

@@ -17,10 +17,11 @@ import numpy as np
 
 from .budget import check_budget
 from .fields.attention import attention, field_for
-from .observers import pseudo_r2
+from .observers import pseudo_r2, state_observer
 from .reductions.kuramoto import kuramoto_coefficients, oa_field
 from .regimes.certify import OACertifier, certified_result
 from .regimes.classify import RegimeResult, RegimeTolerances, classify_r2_trajectory
+from .regimes.tokens import TokenCertifier, certified_token_result
 from .regimes.decision import DEFAULT_BUDGET, decide, window_tolerances
 from .runs import OARun, PhasePointRun, PhasePointRunScipy, SmallRunCompiled, SphereRun, WSRun, _writable
 from .sampling import initial_tokens, uniform_angles, uniform_sphere
@@ -376,6 +377,7 @@ def simulate_regime(
     max_bytes=None,
     max_seconds=None,
     direct=False,
+    certify=True,
 ):
     """Regime from n tokens for model 'lsa', 'usa' or 'sa': i.i.d. uniform on S^{d-1} (seeded, n = 1000 by
     default) or the user's ``X0`` ((n, d) unit vectors, or angles (n,) in d = 2).
@@ -387,6 +389,14 @@ def simulate_regime(
     :func:`lsadyn.fields.attention.field_for` (d = 2 USA/SA: the moment form of :mod:`lsadyn.fields.kuramoto_daido`
     when it is the cheaper; ``direct=True`` keeps the O(n²) kernel). Undecided runs continue
     (:mod:`lsadyn.regimes.decision`) up to ``budget`` × the horizon; ``details['t_decide']``, ``['budget_factor']``.
+
+    ``certify`` (default True; not yet for d = 2 LSA with DOP853, which runs in the doubled-phase points and keeps
+    the window rule): a label is given only when :class:`lsadyn.regimes.tokens.TokenCertifier` checks the attractor
+    (a cluster at rest or rotating by Newton or shooting on its centre's flow and its contraction exponent, an
+    equilibrium by the decay of the token speed, a cycle by the return map of r); ``details`` then carries
+    ``attractor``, ``checked``, ``t_certified``, and always ``cluster_shape``. A run the certifier finds cannot be
+    decided within the budget (a return map converging too slowly, a metastable USA oscillation whose projected exit
+    lies past it) ends early as ``undetermined`` with that reason. ``certify=False``: the window classifier.
     """
     field_for(model)  # an unknown model is named before anything else
     seed = as_int_at_least(seed, "seed", 0)
@@ -418,12 +428,21 @@ def simulate_regime(
                                      tol=tol, rtol=rtol, atol=atol, budget=budget, progress=progress)[0]
         res.method = f"particles-{model}"
         return res
-    run = SphereRun(field, X, p, method, rtol, atol, dt, tau)
     wtol = window_tolerances(tol)
+    if certify:
+        run = SphereRun(field, X, p, method, rtol, atol, dt, tau, observer=state_observer(field, p))
+        certifier = TokenCertifier(model, p, t_end=tau * horizon * budget, speed_floor=100 * atol / tau)
 
-    def classify(i, s, obs):
-        signal = obs if p.d == 2 else pseudo_r2(obs[:, 0], obs[:, 1:])
-        return _rescale(classify_r2_trajectory(s, signal, wtol, method=f"particles-{model}", unit="τ"), tau)
+        def classify(i, s, obs):
+            t = s * tau
+            r, axes = obs[:, 0], obs[:, 1:p.d + 1]
+            return certified_token_result(*certifier.check(t, obs, run.X), t, r, axes, run.X, f"particles-{model}")
+    else:
+        run = SphereRun(field, X, p, method, rtol, atol, dt, tau)
+
+        def classify(i, s, obs):
+            signal = obs if p.d == 2 else pseudo_r2(obs[:, 0], obs[:, 1:])
+            return _rescale(classify_r2_trajectory(s, signal, wtol, method=f"particles-{model}", unit="τ"), tau)
 
     res = decide(run, 1, horizon, n_samples, budget, classify, [tau], window=window, progress=progress)[0]
     res.details["n_steps"] = run.n_steps

@@ -103,6 +103,19 @@ def batch_axis_observer(X) -> np.ndarray:
     return np.concatenate([r[:, None], v], axis=1)
 
 
+def state_observer(field, p):
+    """Observer ``X (n, d) -> [r, leading axis (d), |mean token|, max_k |ẋ_k|]`` (d + 3,) for token runs under
+    ``field(t, X, p)``: :func:`axis_observer`, the first harmonic :func:`mean_token_norm` and the largest token speed
+    (one field evaluation per sample), what :mod:`lsadyn.regimes.tokens` certifies from."""
+
+    def observe(X):
+        X = np.asarray(X, dtype=float)
+        speed = float(np.max(np.linalg.norm(field(0.0, X, p), axis=1)))
+        return np.concatenate([axis_observer(X), [float(mean_token_norm(X)), speed]])
+
+    return observe
+
+
 def pseudo_r2(r, axes) -> np.ndarray:
     r"""Complex series :math:`r(t)\,e^{2i\varphi(t)}` whose argument accumulates the angle swept by
     the leading axis (``axes`` (m, d)); equals :math:`R_2(t)` up to a constant phase in d = 2 with

@@ -219,17 +219,19 @@ class PhasePointRunScipy:
 
 class SphereRun:
     """One token system on the sphere (any d, any model) through :func:`integrate_sphere`, continued from
-    ``Trajectory.state`` (and ``next_step``); observes R₂ (d = 2) or [r, leading axis] (d > 2)."""
+    ``Trajectory.state`` (and ``next_step``); observes R₂ (d = 2) or [r, leading axis] (d > 2), or what
+    ``observer(X)`` returns."""
 
-    def __init__(self, field, X0, p, method, rtol, atol, dt, tau):
+    def __init__(self, field, X0, p, method, rtol, atol, dt, tau, observer=None):
         self.field, self.X, self.p = field, np.array(X0, dtype=float), p
         self.method, self.rtol, self.atol, self.dt, self.tau = method, rtol, atol, dt, tau
         self.t = 0.0
         self.h = None
         self.n_steps = 0
+        self.observer = observer
 
     def advance(self, idx, times):
-        observer = order_parameter_r2_tokens if self.p.d == 2 else axis_observer
+        observer = self.observer or (order_parameter_r2_tokens if self.p.d == 2 else axis_observer)
         kw = {"first_step": self.h} if self.method == "DOP853" else {}
         traj = integrate_sphere(self.field, self.X, times * self.tau, self.p, t0=self.t, method=self.method,
                                 rtol=self.rtol, atol=self.atol, dt=self.dt, observer=observer, **kw)

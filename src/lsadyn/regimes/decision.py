@@ -71,7 +71,10 @@ def horizon_factors(budget: float, early: Sequence[float] = EARLY_CHECKPOINTS) -
 
 def is_undecided(res) -> bool:
     """Continue this run? (label ``undetermined``, a rotation rate from fewer than two whole turns, or a
-    part of the run flagged ``details['undecided_part']``, e.g. OA's extra start from the tokens' R₂(0))."""
+    part of the run flagged ``details['undecided_part']``, e.g. OA's extra start from the tokens' R₂(0)); never when
+    ``details['stop']`` is set (:mod:`lsadyn.regimes.tokens`: the budget is too short to certify it)."""
+    if res.details.get("stop"):  # a certifier found that continuing to the budget cannot decide it
+        return False
     return (res.regime == "undetermined" or res.details.get("rate_from_turns") is False
             or bool(res.details.get("undecided_part", False)))
 

@@ -57,11 +57,14 @@ class Attractor:
     eigenvalues: tuple = ()
     #: rate of arg R₂ along the attractor (rotation: ±2π/T; equilibria: 0; NaN where not constant)
     rate: float = float("nan")
+    #: a token cluster's differential exponent (:mod:`lsadyn.regimes.tokens`; NaN for the OA flow's attractors)
+    differential: float = float("nan")
 
     def as_dict(self) -> dict:
         return {"kind": self.kind, "regime": self.regime, "R2_re": float(np.real(self.R2)),
                 "R2_im": float(np.imag(self.R2)), "exponent": float(self.exponent), "multiplier": float(self.multiplier),
-                "period": float(self.period), "rate": float(self.rate)}
+                "period": float(self.period), "rate": float(self.rate),
+                "differential": float(self.differential)}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,328 @@
+r"""Certified long-time labels of token runs in any d (LSA, USA, SA): find the attractor and check it.
+
+A run observes, per sample, ``[r, a (d), |m|, ‖ẋ‖_∞]`` (:func:`lsadyn.observers.state_observer`): the order
+parameter r, the leading axis a of M, the first harmonic |m| = |mean token| and the largest token speed. At a
+checkpoint :meth:`TokenCertifier.check` reads the window (t (k,), samples (k, d + 3)) and the tokens X (n, d) at its
+end, and labels the run only when one of these holds:
+
+=========================  ============================================================================================
+attractor (``kind``)       check
+=========================  ============================================================================================
+cluster at rest            1 − r < :data:`~lsadyn.exponents.cluster.R_TIGHT`; Newton on the centre flow
+(``cluster_rest``)         (:func:`.centre.rest_point`) from the cluster's centre finds a sink (every tangent Re λ < 0),
+                           whose Lyapunov function decreases on sampled shells through the centre; the differential
+                           exponent λ_diff = −h(βa)v < 0, and the measured contraction of 1 − r
+                           (:func:`~lsadyn.exponents.cluster.contraction_exponent`, settled over the window) equals it
+                           within :data:`EXPONENT_RTOL`, or 1 − r is at rounding (≤ :data:`GAP_FLOOR`)
+                           (``cluster_converge``).
+rotating cluster           1 − r small as above; shooting (:func:`.centre.closed_orbit`) from the centre with the
+(``cluster_cycle``)        window's turn time finds a closed orbit whose non-trivial multipliers are < 1 and which
+                           passes within 1 % of (1 − μ) of the centre; its differential exponent (over one period) < 0
+                           and the stroboscopic contraction of 1 − r equals it, or 1 − r is at rounding
+                           (``cluster_rotate``).
+equilibrium                the token speed decays exponentially over ≥ :data:`MIN_EFOLDS` e-folds at a settled rate
+(``equilibrium``)          (both halves' slopes within :data:`SLOPE_RTOL`), or down to rounding: the state converges
+                           (``interior_converge``, or ``cluster_converge`` when 1 − r ≤ 10⁻³).
+cycle (``return_cycle``)   the peaks of r (a return map of r) converge geometrically, multiplier ρ ∈ (0, 0.98) settled
+                           over ≥ 4 ratios, to a cycle of nonzero amplitude (``oscillate``).
+=========================  ============================================================================================
+
+Otherwise the run is not labelled, and the reason names what was found. Two findings end a run early, as
+``undetermined``, because continuing to the budget cannot change the answer: a return map that converges so slowly
+(ρ near 1) that reaching 10⁻⁶ would take past the budget, and — for USA, whose neutral oscillation exists only at
+the antipodally symmetric mean field — a neutral return map with a growing first harmonic whose projected exit
+(|m| ≈ 1/2) lies past the budget: a *metastable* oscillation, with its growth rate. A metastable oscillation that
+exits within the budget ends in whatever attractor it reaches, certified there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exponents.cluster import R_TIGHT, _H, cluster_centre, contraction_exponent
+from ..fields.attention import Attention
+from ..observers import cluster_shape, pseudo_r2
+from .centre import closed_orbit, lyapunov_shells, rest_manifold, rest_point
+from .certify import Certificate
+from .classify import RegimeResult
+from .portrait import TWO_PI, Attractor
+
+#: relative agreement of a measured and a predicted exponent
+EXPONENT_RTOL = 0.1
+#: 1 − r at or below which a cluster is tight to rounding (nothing left to measure)
+GAP_FLOOR = 1e-9
+#: e-folds of decay a measured rate must span
+MIN_EFOLDS = 3.0
+#: relative agreement of the two halves' slopes of a settled rate
+SLOPE_RTOL = 0.2
+#: 1 − r at or below which an equilibrium counts as clustered
+CLUSTERED_GAP = 1e-3
+#: largest return-map multiplier read as convergence (closer to 1 is neutral or a slow drift)
+MAX_RATIO = 0.98
+#: the return map's remaining change below which a cycle is reached
+CYCLE_TOL = 1e-6
+
+
+def _slope(t, y):
+    """Least-squares slope of y(t), and whether the two halves' slopes agree within :data:`SLOPE_RTOL`."""
+    s = np.polyfit(t, y, 1)[0]
+    h = len(t) // 2
+    s1, s2 = np.polyfit(t[:h + 1], y[:h + 1], 1)[0], np.polyfit(t[h:], y[h:], 1)[0]
+    return float(s), bool(abs(s2 - s1) <= SLOPE_RTOL * abs(s))
+
+
+def _peaks(t, x):
+    """Times and values of the strict local maxima of x (k,), refined by a parabola through each peak's samples."""
+    i = np.flatnonzero((x[1:-1] > x[:-2]) & (x[1:-1] >= x[2:])) + 1
+    if i.size == 0:
+        return np.empty(0), np.empty(0)
+    y0, y1, y2 = x[i - 1], x[i], x[i + 1]
+    den = y0 - 2 * y1 + y2
+    off = np.where(den != 0, 0.5 * (y0 - y2) / np.where(den != 0, den, 1.0), 0.0)
+    dt = t[i + 1] - t[i]
+    return t[i] + off * dt, y1 - 0.25 * (y0 - y2) * off
+
+
+def _map_stats(xp):
+    """Ratio statistics of one peak sequence xp (k,): (ratio, settled, remaining, limit, change)."""
+    dx = np.diff(xp)
+    change = float(np.max(np.abs(dx[-min(dx.size, 6):]))) if dx.size else float("nan")
+    big = np.abs(dx) > 1e-12
+    ratios = dx[1:] / np.where(big[:-1], dx[:-1], 1.0)
+    ratios = ratios[big[:-1] & big[1:]][-6:]
+    rho, settled, remaining, limit = float("nan"), False, float("nan"), float(xp[-1])
+    if ratios.size >= 4:
+        rho = float(np.median(ratios))
+        settled = bool(np.all(np.abs(ratios - rho) <= 0.15))
+        if 0 < rho < 1:
+            remaining = float(abs(dx[-1]) * rho / (1 - rho))
+            limit = float(xp[-1] + dx[-1] * rho / (1 - rho))
+    return rho, settled, remaining, limit, change
+
+
+def return_map(t, x, max_peaks_per_period: int = 4) -> dict:
+    """The return map of a signal's peaks (see the module). A period may hold several peaks: the map is read on
+    every k-th peak, k the smallest of 1 … ``max_peaks_per_period`` for which the subsequence through the last peak
+    converges settled (else k = 1). Returns ``n_peaks``, ``per_period`` k, ``period`` (k × the mean spacing of the
+    last peaks), ``ratio`` ρ (median of the last successive-difference ratios; NaN when < 4 are measurable),
+    ``settled`` (those ratios agree within 0.15), ``limit`` (the extrapolated limit), ``remaining``
+    (|Δ_last|ρ/(1 − ρ)) and ``change`` (max |Δ| over the last returns)."""
+    tp, xp = _peaks(np.asarray(t, dtype=float), np.asarray(x, dtype=float))
+    out = {"n_peaks": int(tp.size), "per_period": 1, "period": float("nan"), "ratio": float("nan"), "settled": False,
+           "limit": float(xp[-1]) if xp.size else float("nan"), "remaining": float("nan"), "change": float("nan")}
+    if tp.size < 3:
+        return out
+    best = None
+    for k in range(1, max_peaks_per_period + 1):
+        sub_t, sub_x = tp[::-1][::k][::-1], xp[::-1][::k][::-1]
+        if sub_x.size < 6:
+            break
+        stats = _map_stats(sub_x)
+        cand = (k, sub_t, stats)
+        if best is None:
+            best = cand
+        if stats[1] and 0 < stats[0] < 1 or stats[4] <= 1e-9:
+            best = cand
+            break
+    if best is None:
+        best = (1, tp, _map_stats(xp))
+    k, sub_t, (rho, settled, remaining, limit, change) = best
+    out.update(per_period=k, period=float(np.mean(np.diff(sub_t[-min(sub_t.size, 6):]))), ratio=rho,
+               settled=settled, remaining=remaining, limit=limit, change=change)
+    return out
+
+
+class TokenCertifier:
+    """The checks of the module for one token system: ``model`` (``lsa``, ``usa``, ``sa``; the cluster checks need
+    a single-cluster theory: LSA and USA), its parameters ``p``, ``t_end`` (the budget's end, physical time) for
+    the early ends, and ``speed_floor``: the token speed the integration's own error accounts for."""
+
+    def __init__(self, model: str, p: Attention, t_end: float = float("inf"), speed_floor: float = 0.0):
+        self.model, self.p, self.t_end = model, p, float(t_end)
+        self.d = p.d
+        #: token speeds at or below this are the integrator's error, not motion (the caller's atol / τ scale)
+        self.speed_floor = float(speed_floor)
+        self.scale = float(np.linalg.norm(p.V, 2))
+
+    def split(self, obs):
+        obs = np.asarray(obs, dtype=float)
+        d = self.d
+        return obs[:, 0], obs[:, 1:d + 1], obs[:, d + 1], obs[:, d + 2]
+
+    def check(self, t, obs, X) -> tuple[Certificate | None, str, bool]:
+        """(certificate or None, the reason when None, stop: end the run now as undetermined)."""
+        t = np.asarray(t, dtype=float)
+        r, axes, m1, speed = self.split(obs)
+        notes = []
+        gap = 1.0 - r[-1]
+        if gap < R_TIGHT:
+            cert, why = self._cluster(t, r, axes, X)
+            if cert is not None:
+                return cert, "", False
+            notes.append(why)
+        cert, why = self._equilibrium(t, r, speed)
+        if cert is not None:
+            return cert, "", False
+        notes.append(why)
+        cert, why, stop = self._cycle(t, r, m1)
+        if cert is not None:
+            return cert, "", False
+        if stop:  # the reason the run ends now comes first
+            notes.insert(0, why)
+        else:
+            notes.append(why)
+        return None, "no attractor certified: " + "; ".join(n for n in notes if n), stop
+
+    # -- clusters ------------------------------------------------------------------------------------------------
+    def _cluster(self, t, r, axes, X):
+        if self.model not in _H:
+            return None, f"clustered (1 - r = {1 - r[-1]:.2g}), but {self.model.upper()} has no single-cluster theory here"
+        x = cluster_centre(self.model, X)
+        if x is None:
+            return None, f"clustered as a {self.model.upper()} antipodal pair, which the single-cluster theory does not cover"
+        gap = 1.0 - r[-1]
+        rp = rest_point(self.model, x, self.p)
+        flat = rp is not None and np.max(np.abs(rp.eigenvalues)) <= 1e-9 * self.scale
+        if flat and rest_manifold(self.model, rp, x, self.p) and rp.differential < 0:
+            if gap <= GAP_FLOOR or abs(contraction_exponent(t, r) - rp.differential) <= EXPONENT_RTOL * abs(rp.differential):
+                att = Attractor("cluster_rest", "cluster_converge", exponent=0.0, rate=0.0, differential=rp.differential)
+                return Certificate(att, f"the centre flow vanishes about the centre (a manifold of rest points: every "
+                                        f"nearby cluster stays); differential exponent {rp.differential:.4g}",
+                                   float(t[-1])), ""
+        if rp is not None and not flat and rp.exponent > -1e-9 * self.scale and rp.exponent <= 0:
+            return None, (f"a non-hyperbolic rest point of the centre flow (max Re lambda {rp.exponent:.2g}), which "
+                          f"no check here certifies")
+        if rp is not None and not flat and rp.sink:
+            inside, _ = lyapunov_shells(self.model, rp, x, self.p)
+            if not inside:
+                return None, f"a centre sink (max Re lambda {rp.exponent:.3g}) whose Lyapunov shells through the state fail"
+            if not rp.differential < 0:
+                return None, f"a centre sink whose differential exponent {rp.differential:.3g} is not < 0"
+            measured = contraction_exponent(t, r)
+            if gap > GAP_FLOOR and not abs(measured - rp.differential) <= EXPONENT_RTOL * abs(rp.differential):
+                return None, (f"approaching a cluster at rest: 1 - r = {gap:.2g} contracting at {measured:.3g}, "
+                              f"predicted {rp.differential:.3g} (not yet settled)")
+            att = Attractor("cluster_rest", "cluster_converge", exponent=rp.exponent,
+                            eigenvalues=tuple(np.sort_complex(rp.eigenvalues)[-3:]), rate=0.0,
+                            differential=rp.differential)
+            how = "1 - r at rounding" if gap <= GAP_FLOOR else f"measured contraction {measured:.4g}"
+            return Certificate(att, f"Newton: a sink of the centre flow (max Re lambda {rp.exponent:.4g}), Lyapunov "
+                                    f"shells through the centre; differential exponent {rp.differential:.4g} ({how})",
+                               float(t[-1])), ""
+        # rotation: the axis's turn time over the window
+        phi = np.unwrap(np.angle(pseudo_r2(np.ones_like(r), axes))) / 2
+        swept = abs(phi[-1] - phi[0])
+        if swept < np.pi:
+            near = "no rest point of the centre flow near the centre" if rp is None else \
+                f"a centre rest point that is not a sink (max Re lambda {rp.exponent:.3g})"
+            return None, f"clustered, 1 - r = {gap:.2g}: {near}, and the axis turned {swept / np.pi:.2f} pi in the window"
+        P0 = np.pi * (t[-1] - t[0]) / swept
+        co = closed_orbit(self.model, x, P0, self.p)
+        if co is None:
+            return None, f"clustered, the axis turning (period ~{P0:.4g}), but shooting found no closed centre orbit"
+        mu = co.multiplier
+        if np.isfinite(mu):
+            dist = min(np.linalg.norm(x - co.x), np.linalg.norm(x + co.x))
+            if not (mu < 1 and dist <= 0.01 * (1 - mu)):
+                return None, (f"a closed centre orbit (period {co.period:.4g}, multiplier {mu:.3g}) at {dist:.2g} from "
+                              f"the centre: not yet inside its checked neighbourhood")
+        lam = co.differential
+        if not lam < 0:
+            return None, f"a closed centre orbit whose differential exponent {lam:.3g} is not < 0"
+        measured = contraction_exponent(t, r, co.period)
+        if gap > GAP_FLOOR and not abs(measured - lam) <= EXPONENT_RTOL * abs(lam):
+            return None, (f"approaching rotating clusters: 1 - r = {gap:.2g} contracting at {measured:.3g} per "
+                          f"period, predicted {lam:.3g} (not yet settled)")
+        sense = 1.0 if self.d > 2 else float(np.sign(phi[-1] - phi[0]))
+        att = Attractor("cluster_cycle", "cluster_rotate", exponent=lam, multiplier=mu, period=co.period,
+                        rate=sense * TWO_PI / co.period, differential=lam)
+        how = "1 - r at rounding" if gap <= GAP_FLOOR else f"measured contraction {measured:.4g}"
+        extra = f", multiplier {mu:.4g}" if np.isfinite(mu) else " (the circle)"
+        return Certificate(att, f"shooting: a closed centre orbit, period {co.period:.6g}{extra}; differential "
+                                f"exponent {lam:.4g} ({how})", float(t[-1])), ""
+
+    # -- equilibria and cycles -----------------------------------------------------------------------------------
+    def _equilibrium(self, t, r, speed):
+        ok = speed > 0
+        if np.count_nonzero(ok) < 16:
+            return None, ""
+        ls = np.log(speed[ok])
+        tt = t[ok]
+        at_floor = speed[-1] <= max(self.speed_floor, 1e-12 * self.scale)
+        span = ls.max() - ls[-1]
+        if at_floor and span >= MIN_EFOLDS:
+            rate, settled = float("nan"), True
+        else:
+            h = len(tt) // 2
+            rate, settled = _slope(tt[h:], ls[h:])
+            if not (rate < 0 and settled and -rate * (tt[-1] - tt[h]) >= MIN_EFOLDS):
+                return None, ("" if not -rate * (tt[-1] - tt[0]) > 0.1 else
+                              f"token speed {speed[-1]:.2g} decaying at {rate:.3g} (not settled over {MIN_EFOLDS:g} e-folds)")
+        label = "cluster_converge" if 1 - r[-1] <= CLUSTERED_GAP else "interior_converge"
+        att = Attractor("equilibrium", label, exponent=rate, rate=0.0)
+        how = "down to rounding" if np.isnan(rate) else f"at a settled {rate:.4g}"
+        return Certificate(att, f"the token speed decays exponentially {how} over {span:.1f} e-folds", float(t[-1])), ""
+
+    def _cycle(self, t, r, m1):
+        rm = return_map(t, r)
+        if rm["n_peaks"] < 6:
+            return None, "", False
+        amp = float(np.ptp(r[t >= t[-1] - 2 * rm["period"]])) if np.isfinite(rm["period"]) else float(np.ptp(r))
+        rho = rm["ratio"]
+        if rm["settled"] and 0 < rho < MAX_RATIO and rm["remaining"] <= CYCLE_TOL and amp > 1e3 * CYCLE_TOL:
+            att = Attractor("return_cycle", "oscillate", exponent=float(np.log(rho) / rm["period"]), multiplier=rho,
+                            period=rm["period"])
+            return Certificate(att, f"return map of r's peaks: multiplier {rho:.4g} (settled), remaining change "
+                                    f"{rm['remaining']:.2g}, amplitude {amp:.3g}", float(t[-1])), "", False
+        if rm["change"] <= CYCLE_TOL and amp > 1e3 * CYCLE_TOL and not (0 < rho < MAX_RATIO):
+            # neutral: the peaks do not move (to 1e-6) and nothing contracts towards them
+            why = f"a neutral oscillation (amplitude {amp:.3g}, period {rm['period']:.4g}; return map the identity to " \
+                  f"{rm['change']:.1g}): no attractor to certify"
+            if self.model == "usa":
+                return None, *self._metastable(t, m1, why)
+            return None, why, False
+        if rm["settled"] and MAX_RATIO <= rho < 1 and np.isfinite(rm["period"]):
+            turns = np.log(CYCLE_TOL / max(rm["change"], 1e-300)) / np.log(rho)
+            t_need = t[-1] + turns * rm["period"]
+            why = (f"the return map of r converges slowly (multiplier {rho:.4g} per period {rm['period']:.4g}, change "
+                   f"{rm['change']:.2g}): reaching {CYCLE_TOL:g} needs t ~ {t_need:.3g}")
+            return None, why + (", past the budget" if t_need > self.t_end else ""), bool(t_need > self.t_end)
+        return None, (f"r oscillating ({rm['n_peaks']} peaks, amplitude {amp:.3g}), its return map not converging "
+                      f"geometrically (ratio {rho:.3g}, change {rm['change']:.2g})"), False
+
+    def _metastable(self, t, m1, why):
+        ok = m1 > 0
+        if np.count_nonzero(ok) < 16:
+            return why + "; the first harmonic |m| is 0", False
+        g, settled = _slope(t[ok], np.log(m1[ok]))
+        if not (g > 0 and settled):
+            return why + f"; the first harmonic |m| = {m1[-1]:.2g} is not growing at a settled rate ({g:.2g})", False
+        t_exit = t[-1] + np.log(0.5 / m1[-1]) / g
+        text = (f"metastable: {why.replace(': no attractor to certify', '')}, held only by the antipodal symmetry; the "
+                f"first harmonic |m| = {m1[-1]:.2g} grows at {g:.3g} per unit time, projected exit t ~ {t_exit:.3g}")
+        return text + (" (past the budget)" if t_exit > self.t_end else ""), bool(t_exit > self.t_end)
+
+
+def certified_token_result(cert: Certificate | None, reason: str, stop: bool, t, r, axes, X,
+                           method: str) -> RegimeResult:
+    """The :class:`~lsadyn.regimes.classify.RegimeResult` of one checked token window (see
+    :func:`lsadyn.regimes.certify.certified_result`); ``details['cluster_shape']`` of the tokens X at its end."""
+    t = np.asarray(t, dtype=float)
+    shape = cluster_shape(np.asarray(X, dtype=float))
+    if cert is None:
+        details = {"certified": False, "reason": reason, "cluster_shape": shape}
+        if stop:
+            details["stop"] = True
+        return RegimeResult("undetermined", float(r[-1]), float("nan"), float("nan"), method, details)
+    att = cert.attractor
+    details = {"certified": True, "attractor": att.as_dict(), "checked": cert.checked, "t_certified": float(cert.t),
+               "cluster_shape": shape}
+    if att.kind in ("cluster_rest", "equilibrium"):
+        return RegimeResult(att.regime, float(r[-1]) if att.kind == "equilibrium" else 1.0, 0.0, float("nan"), method,
+                            details)
+    if att.kind == "cluster_cycle":
+        return RegimeResult(att.regime, 1.0, float(att.rate), float(att.period), method, details)
+    phi = np.unwrap(np.angle(pseudo_r2(np.ones_like(r), axes)))
+    rate = float((phi[-1] - phi[0]) / (t[-1] - t[0])) if t[-1] > t[0] else 0.0
+    details["amplitude"] = float(np.ptp(r))
+    return RegimeResult(att.regime, float(np.mean(r)), rate, float(att.period), method, details)
