@@ -51,6 +51,19 @@ def test_informational_rows_never_count_toward_a_verdict():
     assert "C1" not in tally(df).claims_pass + tally(df).claims_fail
 
 
+def test_a_row_failing_only_on_undetermined_runs_is_undecided_never_fail():
+    """Issue 42 part 4: an undecided run is not evidence against a claim."""
+    df = claims().assign(n_undetermined=0)
+    df.loc[4, ["n_agree", "pass", "n_undetermined"]] = [3, False, 1]  # C7-lsa: 3 agree, 1 undetermined
+    t = tally(df)
+    assert t.claims_undecided == ["C7"] and "C7" not in t.claims_fail and t.undecided_ids == ["C7-lsa"]
+    assert t.failing_ids == ["C4a-oa"]
+    md = findings_markdown(df, {}, SETTINGS)
+    assert "undecided (1 of 4 runs)" in md and "**Verdict: undecided.**" in md
+    df.loc[4, "n_agree"] = 2  # one decided run disagrees: that is a failure, whatever else is undetermined
+    assert tally(df).claims_fail == ["C4", "C7"] and tally(df).claims_undecided == []
+
+
 def test_strings_from_csv_read_as_booleans(tmp_path):
     p = tmp_path / "claims.csv"
     claims().to_csv(p, index=False)

@@ -3,9 +3,11 @@
 
 Columns (``COLUMNS``): ``id`` (unique per row, scheme in workflow/report/claims_legend.md), ``claim``
 (C1…C7), ``statement``, ``method`` (oa, ws, tokens, particles-lsa, …), ``n_tested``, ``n_agree``,
-``pass`` (true/false), ``informational`` (true: outside the claim's hypotheses — e.g. token runs off the
-OA manifold — and not counted toward the claim's verdict; ``pass`` then says whether the row's own
-statement held), ``evidence`` (files), ``note`` (plain words).
+``n_undetermined`` (tested runs without a certified label), ``pass`` (true/false), ``informational`` (true:
+outside the claim's hypotheses — e.g. token runs off the OA manifold — and not counted toward the claim's verdict;
+``pass`` then says whether the row's own statement held), ``evidence`` (files), ``note`` (plain words). A row that
+does not pass only because some of its runs are undetermined (every decided run agrees) reads "undecided (k of N
+runs)", never FAIL: an undecided run is not evidence against a claim (:func:`lsadyn.paper.findings.claim_verdict`).
 
 A row about every tested point passes when every *determined* point agrees and at most ``max_undetermined``
 (fraction) of them are ``undetermined`` (inconclusive within the budget, counted in the note); rows with
@@ -109,7 +111,7 @@ def _prediction_rows(cid, statement, g, prediction, evidence, max_undetermined, 
             note += (f"; n = {n_tokens} tokens from i.i.d. uniform angles, off the OA manifold (distance of order "
                      f"1/sqrt(n), see fig_offmanifold)" + _amplitude_text(g, m))
         rows.append(_row(f"{cid}-{METHOD_NAME[m]}", statement, METHOD_NAME[m], len(g), agree, ok, evidence, note,
-                         informational=off))
+                         informational=off, n_undetermined=und))
     return rows
 
 
@@ -129,13 +131,14 @@ def _case1_derived_rows(c1, ev1, max_undetermined):
                      agree, ok and n_cl > 0, ev1,
                      f"observed {counts_text(hurwitz.regime_oa)}; derived {counts_text(hurwitz.derived)}; {wrong} "
                      f"contradict the derived criterion, {und} undetermined; {n_cl} of these Hurwitz points cluster "
-                     f"(pass needs agreement and at least one clustering point)", informational=True))
+                     f"(pass needs agreement and at least one clustering point)", informational=True,
+                     n_undetermined=und))
     centre = c1[(c1.kind == "tr_A=0") & (c1.detA > 0)]
     agree, und, wrong, ok = _tally(list(centre.regime_oa), list(centre.derived), max_undetermined)
     rows.append(_row("C1c-centre", "V = I, tr A = 0 < det A: the interior point R* = -p/lambda is a centre; derived: "
                      "periodic orbits (oscillate) iff 2|R*| < 1, clusters otherwise", "oa", len(centre), agree, ok,
                      ev1, f"observed {counts_text(centre.regime_oa)}; derived {counts_text(centre.derived)}; {wrong} "
-                     f"contradict, {und} undetermined", informational=True))
+                     f"contradict, {und} undetermined", informational=True, n_undetermined=und))
     return rows
 
 
@@ -210,11 +213,12 @@ def _case4_rows(c4, orbits, max_undetermined):
     agree, und, wrong, ok = _tally(list(osc.regime_oa), ["oscillate"] * len(osc), max_undetermined)
     rows.append(_row("C4a-oscillate", "A = I, V = [[v11, v12], [-v12, -v11]]: oscillation iff v11 < v12 (as worded)",
                      "oa", len(osc), agree, ok, ev4, f"observed {counts_text(osc.regime_oa)}; {und} undetermined, "
-                     f"{wrong} contradicting"))
+                     f"{wrong} contradicting", n_undetermined=und))
     conv = c4[c4.prediction != "oscillate"]
     agree, und, wrong, ok = _tally(list(conv.regime_oa), list(conv.prediction), max_undetermined)
     rows.append(_row("C4a-converge", "same family: convergence when v11 >= v12 (as worded)", "oa", len(conv), agree,
-                     ok, ev4, f"observed {counts_text(conv.regime_oa)}; {und} undetermined, {wrong} contradicting"))
+                     ok, ev4, f"observed {counts_text(conv.regime_oa)}; {und} undetermined, {wrong} contradicting",
+                     n_undetermined=und))
     cor = c4[c4.prediction_corrected != ""]
     agree, und, wrong, ok = _tally(list(cor.regime_oa), list(cor.prediction_corrected), max_undetermined)
     counter = c4[(c4.x < c4.y) & (c4.x.abs() > c4.y.abs())]  # worded: oscillate; derived: converge
@@ -225,7 +229,7 @@ def _case4_rows(c4, orbits, max_undetermined):
                      ok, ev4, f"{und} undetermined, {wrong} contradicting; as-worded counterexamples (v11 < -|v12|): "
                      f"{len(counter)} grid points, observed {counts_text(counter.regime_oa)}; (v11 >= v12, |v11| < "
                      f"|v12|): {len(counter_up)} grid points, observed {counts_text(counter_up.regime_oa)}; "
-                     f"{len(ties)} grid points on the diagonals (no prediction)"))
+                     f"{len(ties)} grid points on the diagonals (no prediction)", n_undetermined=und))
     drift = float(np.max(orbits["H_rel_drift"]))
     rows.append(_row("C4c", "H = (v12 (1 + |R2|^2) + 2 v11 Im R2) / (1 - |R2|^2)^2 is conserved along OA orbits",
                      "oa", len(orbits["H_rel_drift"]), int((orbits["H_rel_drift"] < 1e-6).sum()), drift < 1e-6,
@@ -309,7 +313,8 @@ def claims_highdim(hd: pd.DataFrame) -> list[dict]:
                             f"{'ok' if r.check_ok else 'FAILED'})" for r in tested.itertuples())
         rows.append(_row(f"C7-{model}", f"d = 2 regimes reappear at d = {d} ({model.upper()}); cluster shape in "
                          f"C7-shape-{model}", f"particles-{model}", len(tested), len(agree),
-                         len(tested) > 0 and len(agree) == len(tested), ev, details))
+                         len(tested) > 0 and len(agree) == len(tested), ev, details,
+                         n_undetermined=int((tested.regime == "undetermined").sum())))
         if shape_col:
             # an undetermined run has no end state yet: highdim.csv leaves its cluster_shape empty (lsadyn.paper.
             # highdim.end_shape) and it is not a clustered end state (tables written before that are read alike)
@@ -336,7 +341,7 @@ def claims_highdim(hd: pd.DataFrame) -> list[dict]:
                              "every run reaches a determined regime", f"particles-{model}", len(other),
                              int((other.regime != "undetermined").sum()), bool((other.regime != "undetermined").all()),
                              ev, "; ".join(f"{r.scenario}: {r.regime}" for r in other.itertuples()),
-                             informational=True))
+                             informational=True, n_undetermined=int((other.regime == "undetermined").sum())))
     if len(cycle):
         rows.append(_limit_cycle_row(cycle, ev))
     return rows

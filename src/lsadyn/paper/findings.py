@@ -38,8 +38,8 @@ from lsadyn.paper.rows import span
 PROVENANCE_BEGIN, PROVENANCE_END = "<!-- provenance -->", "<!-- /provenance -->"
 PROVENANCE_PLACEHOLDER = "Provenance: filled in at the end of the build from `results/provenance.json`."
 
-CLAIM_COLUMNS = ["id", "claim", "statement", "method", "n_tested", "n_agree", "pass", "informational", "evidence",
-                 "note"]
+CLAIM_COLUMNS = ["id", "claim", "statement", "method", "n_tested", "n_agree", "n_undetermined", "pass", "informational",
+                 "undecided", "evidence", "note"]
 
 # The first-screen rows (key -> what the paper says, figures) live with the claims: lsadyn.paper.claims.CLAIM_ROWS.
 #: Which results file holds each claim's key numbers: the case name in agreement.csv.
@@ -51,7 +51,8 @@ def _as_bool(x) -> bool:
 
 
 def normalise_claims(df: pd.DataFrame) -> pd.DataFrame:
-    """The claims table with ``pass`` and ``informational`` as booleans and the agreed columns.
+    """The claims table with ``pass`` and ``informational`` as booleans and the agreed columns, and ``undecided``
+    (a row failing only through runs without a certified label, :func:`lsadyn.paper.rows.claim_row`).
 
     Also reads the older layout (``claim_id`` repeated per method, ``pass`` = True/False/"n/a") so that
     a results tree built before the column change still renders: there ``informational`` is
@@ -64,11 +65,18 @@ def normalise_claims(df: pd.DataFrame) -> pd.DataFrame:
         ids = df["claim_id"].astype(str) + "-" + df["method"].astype(str)
         counts = ids.groupby(ids).cumcount()
         df["id"] = [i if c == 0 else f"{i}-{c + 1}" for i, c in zip(ids, counts)]
-    missing = [c for c in CLAIM_COLUMNS if c not in df.columns]
+    if "n_undetermined" not in df.columns:  # a table written before the column: no run counted as undetermined
+        df["n_undetermined"] = 0
+    missing = [c for c in CLAIM_COLUMNS if c not in df.columns and c != "undecided"]
     if missing:
         raise ValueError(f"claims table: missing column(s) {', '.join(missing)}")
     df["pass"] = [_as_bool(p) for p in df["pass"]]  # for informational rows: whether their own statement held
     df["informational"] = [_as_bool(i) for i in df["informational"]]
+    df["n_undetermined"] = pd.to_numeric(df["n_undetermined"], errors="coerce").fillna(0).astype(int)
+    # undecided: a claim row that fails only because some runs carry no certified label (every other run agrees);
+    # an undecided run is not evidence against a claim
+    df["undecided"] = (~df["pass"] & ~df["informational"] & (df["n_undetermined"] > 0)
+                       & (df["n_agree"].astype(int) + df["n_undetermined"] >= df["n_tested"].astype(int)))
     for col in ("statement", "method", "evidence", "note"):
         df[col] = df[col].fillna("").astype(str)
     return df[CLAIM_COLUMNS].reset_index(drop=True)
@@ -83,6 +91,10 @@ class Tally:
     failing_ids: list = field(default_factory=list)
     claims_pass: list = field(default_factory=list)
     claims_fail: list = field(default_factory=list)
+    #: rows that fail only through undetermined runs, and the claims with such rows and no failing one
+    undecided: int = 0
+    undecided_ids: list = field(default_factory=list)
+    claims_undecided: list = field(default_factory=list)
     #: first-screen keys (claims and studies, :func:`finding_keys`) whose rows are all informational, in
     #: first-screen order: from the rows' own ``informational`` flag, never a list kept by hand
     claims_informational: list = field(default_factory=list)
@@ -103,14 +115,16 @@ def tally(claims: pd.DataFrame) -> Tally:
     c = normalise_claims(claims)
     t = Tally()
     decided = c[~c.informational]
+    failing = ~decided["pass"] & ~decided["undecided"]
     t.passing = int(decided["pass"].sum())
-    t.failing = int((~decided["pass"]).sum())
+    t.failing = int(failing.sum())
+    t.undecided = int(decided["undecided"].sum())
     t.informational = int(c.informational.sum())
-    t.failing_ids = list(decided.loc[~decided["pass"], "id"])
+    t.failing_ids = list(decided.loc[failing, "id"])
+    t.undecided_ids = list(decided.loc[decided["undecided"], "id"])
     for claim, g in claim_groups(c):
-        d = g[~g.informational]
-        if len(d):
-            (t.claims_pass if bool(d["pass"].all()) else t.claims_fail).append(claim)
+        if len(g[~g.informational]):
+            {"pass": t.claims_pass, "fail": t.claims_fail, "undecided": t.claims_undecided}[claim_verdict(g)].append(claim)
     keys = finding_keys(c)
     for key in list(dict.fromkeys(k for k in CLAIM_ROWS if (keys == k).any())) + sorted(set(keys) - set(CLAIM_ROWS)):
         if bool(c.loc[keys == key, "informational"].all()):
@@ -119,11 +133,16 @@ def tally(claims: pd.DataFrame) -> Tally:
 
 
 def claim_verdict(rows: pd.DataFrame) -> str:
-    """'pass' if every non-informational row passes, 'fail' if one fails, 'informational only' else."""
+    """'pass' if every non-informational row passes, 'fail' if one fails on decided runs, 'undecided' if the only
+    rows not passing are undecided (they lack certified labels, :func:`normalise_claims`), 'informational only'
+    else."""
     d = rows[~rows.informational]
     if not len(d):
         return "informational only"
-    return "pass" if bool(d["pass"].all()) else "fail"
+    if bool(d["pass"].all()):
+        return "pass"
+    undecided = d["undecided"] if "undecided" in d else pd.Series(False, index=d.index)
+    return "undecided" if bool((d["pass"] | undecided).all()) else "fail"
 
 
 def _fmt(x) -> str:
@@ -237,13 +256,17 @@ def _claim_rows_table(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "id": rows["id"], "statement": rows["statement"], "method": rows["method"],
         "agree / tested": [f"{a} / {n}" for a, n in zip(rows.n_agree, rows.n_tested)],
-        "result": [verdict_word(p, i) for p, i in zip(rows["pass"], rows.informational)],
+        "result": [verdict_word(p, i, u, k, n) for p, i, u, k, n in
+                   zip(rows["pass"], rows.informational, rows.undecided, rows.n_undetermined, rows.n_tested)],
         "note": rows["note"]})
 
 
-def verdict_word(passed: bool, informational: bool) -> str:
+def verdict_word(passed: bool, informational: bool, undecided: bool = False, n_undetermined: int = 0,
+                 n_tested: int = 0) -> str:
     if informational:
         return "informational (held)" if passed else "informational (did not hold)"
+    if undecided and not passed:
+        return f"undecided ({int(n_undetermined)} of {int(n_tested)} runs)"
     return "pass" if passed else "FAIL"
 
 
@@ -429,10 +452,15 @@ def _found_highdim(g, tables):
         parts.append(f"in {_of(runs)} persistence runs of the paper's {len(scen)} scenarios "
                      f"({', '.join(sc.replace('_', ' ') for sc in scen)}){dims}")
     text = " and ".join(parts)
-    failing = list(g.loc[~g["pass"] & ~g.informational, "id"])
-    if failing:
+    failing = list(g.loc[~g["pass"] & ~g.informational & ~g.undecided, "id"])
+    undecided = list(g.loc[g.undecided, "id"])
+    if failing or undecided:
         why = _c7_failures(g, tables)
-        text += f"; fails on {', '.join(failing)}" + (f": {why}" if why else "")
+        if failing:
+            text += f"; fails on {', '.join(failing)}"
+        if undecided:
+            text += f"; undecided on {', '.join(undecided)}"
+        text += f": {why}" if why else ""
     return text
 
 
@@ -637,9 +665,10 @@ def found_sentence(key: str, rows: pd.DataFrame, tables: dict) -> str:
     end with its counts and the first clause of its note, so that a failing claim's sentence says what failed."""
     text = FOUND.get(key, _found_generic)(rows, tables)
     missing = rows[~rows["pass"] & ~rows.informational & ~rows["id"].map(lambda i: i in text)]
-    if len(missing):
-        text += "; fails on " + ", ".join(f"{r.id} ({r.n_agree} of {r.n_tested}: {r.note.split(';')[0]})"
-                                          for r in missing.itertuples())
+    for word, part in (("fails on", missing[~missing.undecided]), ("undecided on", missing[missing.undecided])):
+        if len(part):
+            text += f"; {word} " + ", ".join(f"{r.id} ({r.n_agree} of {r.n_tested}: {r.note.split(';')[0]})"
+                                             for r in part.itertuples())
     text = text.strip()
     return text[:1].upper() + text[1:] + "."
 
@@ -688,8 +717,11 @@ def all_key_numbers(claims: pd.DataFrame, tables: dict) -> dict[str, list[tuple[
 
 def headline(t: Tally) -> str:
     """'5 of 7 claims of the paper pass (C1, …); failing: C4, C7; informational only: C8, …' (plain text)."""
-    return (f"{len(t.claims_pass)} of {len(t.claims_pass) + len(t.claims_fail)} claims pass "
+    n = len(t.claims_pass) + len(t.claims_fail) + len(t.claims_undecided)
+    return (f"{len(t.claims_pass)} of {n} claims pass "
             f"({', '.join(t.claims_pass) or 'none'}); failing: {', '.join(t.claims_fail) or 'none'}"
+            + (f"; undecided (runs without a certified label): {', '.join(t.claims_undecided)}"
+               if t.claims_undecided else "")
             + (f"; informational only (not counted): {', '.join(t.claims_informational)}"
                if t.claims_informational else ""))
 
@@ -704,6 +736,7 @@ def findings_markdown(claims: pd.DataFrame, tables: dict, settings: dict, number
     lines = ["# What this build found", "",
              f"**{head}** ({rest}. Rows of `results/tables/claims.csv`: {t.passing} passing, {t.failing} failing"
              + (f" ({', '.join(t.failing_ids)})" if t.failing_ids else "")
+             + (f", {t.undecided} undecided ({', '.join(t.undecided_ids)})" if t.undecided_ids else "")
              + f", {t.informational} informational (they do not count: runs off the OA manifold, outside a claim's "
              "hypotheses, or studies beyond the paper).", "",
              *first_screen_markdown(first_screen(c, tables)), "",
@@ -750,10 +783,11 @@ def claims_html_table(claims: pd.DataFrame) -> str:
     out = ["<table class='claims'><tr><th>id</th><th>claim</th><th>statement</th><th>method</th>"
            "<th>agree / tested</th><th>result</th><th>evidence</th><th>note</th></tr>"]
     for r in c.to_dict("records"):
-        cls = "info" if r["informational"] else ("pass" if r["pass"] else "fail")
+        cls = "info" if r["informational"] or r["undecided"] else ("pass" if r["pass"] else "fail")
+        word = verdict_word(r["pass"], r["informational"], r["undecided"], r["n_undetermined"], r["n_tested"])
         out.append(f"<tr class='{cls}'><td>{esc(r['id'])}</td><td>{esc(str(r['claim']))}</td>"
                    f"<td>{esc(r['statement'])}</td><td>{esc(r['method'])}</td><td>{r['n_agree']} / {r['n_tested']}</td>"
-                   f"<td class='res'>{verdict_word(r['pass'], r['informational'])}</td><td>{esc(r['evidence'])}</td>"
+                   f"<td class='res'>{esc(word)}</td><td>{esc(r['evidence'])}</td>"
                    f"<td class='note'>{esc(r['note'])}</td></tr>")
     out.append("</table>")
     return "\n".join(out)
@@ -783,7 +817,8 @@ def claims_html_page(claims: pd.DataFrame, legend_md: str = "") -> str:
     t = tally(claims)
     legend = "".join(f"<p>{html.escape(p)}</p>" for p in legend_md.split("\n\n") if p.strip())
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Claims</title>{CSS}</head><body>"
-            f"<h1>{esc(claims_title(claims))}</h1><p>{t.passing} rows passing, {t.failing} failing, {t.informational} "
+            f"<h1>{esc(claims_title(claims))}</h1><p>{t.passing} rows passing, {t.failing} failing, {t.undecided} "
+            f"undecided, {t.informational} "
             f"informational.</p>{LEGEND}{claims_html_table(claims)}{legend}</body></html>")
 
 
@@ -815,6 +850,7 @@ def findings_html(claims: pd.DataFrame, tables: dict, settings: dict, numbers: d
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Findings</title>{CSS}</head><body>",
              "<h1>What this build found</h1>",
              (f"<p><b>{esc(head)}</b> ({esc(rest)}. Rows: {t.passing} passing, {t.failing} failing, "
+              f"{t.undecided} undecided, "
               f"{t.informational} informational.</p>"),
              first_screen_html(first_screen(c, tables)),
              (f"<p class='build'>Build: {esc(build_description(settings))} Figures: "
@@ -907,6 +943,8 @@ def build_summary(claims_csv="results/tables/claims.csv", configfiles=(), root="
             t = tally(pd.read_csv(path, keep_default_na=False))
             lines.append(f"  claims: {len(t.claims_pass)} passing ({', '.join(t.claims_pass) or 'none'}), "
                          f"{len(t.claims_fail)} failing ({', '.join(t.claims_fail) or 'none'})"
+                         + (f", {len(t.claims_undecided)} undecided ({', '.join(t.claims_undecided)})"
+                            if t.claims_undecided else "")
                          + (f", informational only (not counted): {', '.join(t.claims_informational)}"
                             if t.claims_informational else "") + "; rows: "
                          f"{t.passing} pass, {t.failing} fail"

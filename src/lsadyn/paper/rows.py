@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import pandas as pd
 
-COLUMNS = ["id", "claim", "statement", "method", "n_tested", "n_agree", "pass", "informational", "evidence", "note"]
+COLUMNS = ["id", "claim", "statement", "method", "n_tested", "n_agree", "n_undetermined", "pass", "informational",
+           "evidence", "note"]
 
 
-def claim_row(rid, statement, method, n_tested, n_agree, ok, evidence, note="", informational=False) -> dict:
+def claim_row(rid, statement, method, n_tested, n_agree, ok, evidence, note="", informational=False,
+              n_undetermined=0) -> dict:
     """A claims-table row with the columns :data:`COLUMNS`; ``claim`` is ``rid`` up to its first '-' without
-    trailing letters ('C8a-identity-lsa-d2' -> 'C8')."""
+    trailing letters ('C8a-identity-lsa-d2' -> 'C8'). ``n_undetermined``: the tested runs without a certified label;
+    a row that does not pass only because of them (every other run agrees) reads "undecided (k of N runs)", never
+    FAIL (:func:`lsadyn.paper.findings.normalise_claims`)."""
     return {"id": rid, "claim": rid.split("-")[0].rstrip("abcdefghijklmnopqrstuvwxyz"), "statement": statement,
-            "method": method, "n_tested": int(n_tested), "n_agree": int(n_agree), "pass": bool(ok),
-            "informational": bool(informational), "evidence": evidence, "note": note}
+            "method": method, "n_tested": int(n_tested), "n_agree": int(n_agree), "n_undetermined": int(n_undetermined),
+            "pass": bool(ok), "informational": bool(informational), "evidence": evidence, "note": note}
 
 
 def counts_text(labels) -> str:

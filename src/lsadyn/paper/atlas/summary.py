@@ -102,7 +102,7 @@ def _decided_row(rid, statement, method, g, max_undetermined, evidence, extra=""
     und = int(g.loc[g["regime"] == "undetermined", "count"].sum())
     ok = und <= max_undetermined * n
     note = f"fractions (95 % Wilson interval): {_fraction_text(g)}; {und} undetermined" + extra
-    return claim_row(rid, statement, method, n, n - und, ok, evidence, note, informational=True)
+    return claim_row(rid, statement, method, n, n - und, ok, evidence, note, informational=True, n_undetermined=und)
 
 
 def where_oscillating(d2: pd.DataFrame) -> dict:

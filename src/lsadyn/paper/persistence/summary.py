@@ -218,7 +218,8 @@ def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: fl
                 + (f" (beyond the paper: {BEYOND_TEXT.get(sc, 'saddle-node pair near mu_c = s')})" if beyond else ""))
         note = (f"{agree} of {len(g)} (d, seed) runs persist ({agree / len(g):.0%}); observed {_counts(g.regime)}; "
                 f"{und} undetermined" + (f"; differ: {where}" if where else "") + shape)
-        rows.append(_row(f"C7-{sc}-{m}", stmt, f"batch-{m}", len(g), agree, ok, ev, note, informational=beyond))
+        rows.append(_row(f"C7-{sc}-{m}", stmt, f"batch-{m}", len(g), agree, ok, ev, note, informational=beyond,
+                         n_undetermined=und))
         rot = g[g.rate_rel_err.notna()]
         if len(rot):
             good = int((rot.rate_rel_err <= rate_tol).sum())
@@ -236,7 +237,7 @@ def claim_rows(table: pd.DataFrame, max_undetermined: float = 0.05, rate_tol: fl
         rows.append(_row(f"C9-{m}", f"random weights A, V ~ N(0, 1/d) ({m.upper()}): every run reaches a decided "
                          "regime within its budget (beyond the paper)", f"batch-{m}", len(g), len(g) - und,
                          und == 0, ev, f"{und} of {len(g)} undetermined; {per_d}",
-                         informational=True))
+                         informational=True, n_undetermined=und))
     bs = table[table.study == "beta"]
     for (sc, m), g in bs.groupby(["scenario", "model"], sort=False):
         expect = g.expect.iloc[0]
