@@ -336,3 +336,45 @@ def test_stage_rows_carry_the_table_columns_and_kinds():
     assert (df.x_name == "s").all() and (df.y_name == "mu").all()
     cyc = df[df.kind == "cycle"]
     assert (cyc.y > cyc.x).all()  # rotation only above the fold mu = s
+
+
+@pytest.mark.parametrize("name", ["case3", "case4"])
+def test_folds_where_the_other_eigenvalue_vanishes_are_degenerate_not_stable_or_unstable(name):
+    """Issue 42 part 5: in the case-3 and case-4 planes the circle folds have g = g' = nu = 0 (a stable and an
+    unstable node meet): no eigenvalue sign decides, so every such row says 'degenerate'; the saddle-node plane's
+    folds keep a nonzero nu and their label."""
+    from lsadyn.continuation.branches import DEGENERATE_FORMS
+    from lsadyn.continuation.oa import circle_rate
+    from lsadyn.paper.continuation.plan import family
+
+    box = {"case3": ((-1.0, 2.0), (-2.0, 2.0)), "case4": ((-1.5, 1.5), (-1.5, 1.5))}[name]
+    fam = family(name, 1.0, 1.0)
+    out, _ = continue_plane(fam, box, interior_cycles=False)
+    folds = out[out.kind == "boundary_fold"]
+    nu = np.array([circle_rate(fam, np.arctan2(r.im, r.re), np.array([r.p1, r.p2]))[2] for r in folds.itertuples()])
+    assert len(folds) > 40 and np.abs(nu).max() < 1e-12
+    assert set(folds.stability) == {"degenerate"} and "boundary_fold" in DEGENERATE_FORMS
+    sn, _ = continue_plane(family("saddle_node", 1.0, 1.0), ((0.1, 1.0), (0.0, 1.5)), interior_cycles=False)
+    assert set(sn[sn.kind == "boundary_fold"].stability) == {"stable"}
+
+
+def test_a_curve_stalled_at_a_nilpotent_point_stops_with_its_reason():
+    """Issue 42 part 5: the case-3 plane's third boundary-transcritical branch was 101 rows bunched at
+    sigma = -0.5, mu = 0; continuation now stops there, saying so."""
+    from lsadyn.paper.continuation.plan import family
+
+    out, info = continue_plane(family("case3", 1.0, 1.0), ((-1.0, 2.0), (-2.0, 2.0)), interior_cycles=False)
+    stalled = [s for _, stops in info["curve_stops"] for s in stops if s.startswith("stalled")]
+    assert stalled and "-5.000000e-01" in stalled[0]
+    for _, g in out[out.kind == "boundary_transcritical"].groupby("branch"):
+        span = np.hypot(np.ptp(g.p1), np.ptp(g.p2))
+        assert len(g) <= 3 or span > 0.05 * len(g) * 0.05 / 10  # no branch is a heap of rows at one point
+
+
+def test_continue_curve_stops_on_a_curve_that_does_not_move():
+    from lsadyn.continuation.arclength import continue_curve
+
+    # H(x, y) = x^2 + y^2: its only zero is the origin, a singular point; any continuation from it cannot move
+    c = continue_curve(lambda u: np.array([u[0] ** 2 + u[1] ** 2]), np.zeros(2), np.array([1.0, 0.0]), ds_max=0.1,
+                       ds_min=1e-9, max_steps=500)
+    assert c.stop in ("stalled", "ds_min") and len(c.u) < 100

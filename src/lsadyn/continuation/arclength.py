@@ -8,7 +8,10 @@ From a solution :math:`u_k` with unit tangent :math:`\tau_k` (:math:`H_u(u_k)\ta
   :math:`\begin{pmatrix} H_u \\ \tau_k^\top \end{pmatrix}` ((n+1)×(n+1));
 * new tangent from :math:`\begin{pmatrix} H_u(u_{k+1}) \\ \tau_k^\top \end{pmatrix}\tau = e_{n+1}`, normalised
   (this keeps the orientation through folds: the tangent's parameter component changes sign there);
-* step control: halve Δs when Newton fails, grow it by 1.3 (up to ``ds_max``) after fast convergence.
+* step control: halve Δs when Newton fails, grow it by 1.3 (up to ``ds_max``) after fast convergence;
+* stall: over the last :data:`STALL_WINDOW` accepted steps the curve must move; when their points span less than
+  :data:`STALL_SPAN` × ``ds_max`` (steps shrunk to nothing, or back and forth about one point, as at a nilpotent
+  point of the curve) the continuation stops with ``stop = "stalled"`` and ``meta['stall']`` says where.
 
 Natural continuation is the special case of fixing the parameter of the predictor; it fails at folds, which
 is why the bordered system is used throughout. ``jac`` may be analytic; by default it is the central
@@ -69,6 +72,12 @@ def null_tangent(Hu, sign_ref=None):
     return t / np.linalg.norm(t)
 
 
+#: accepted steps over which a curve must move (see the module)
+STALL_WINDOW = 20
+#: the least span of those steps' points, in units of ``ds_max``
+STALL_SPAN = 0.05
+
+
 @dataclass
 class Curve:
     """Points ``u`` (m, n+1) of a continued curve with their unit tangents, and why it stopped."""
@@ -85,8 +94,9 @@ def continue_curve(H, u0, direction, *, jac=None, ds=0.02, ds_min=1e-6, ds_max=0
     """Pseudo-arclength continuation of H(u) = 0 from the solution ``u0``, starting along the tangent with a
     positive dot product with ``direction`` (n+1,). Stops when ``inside(u)`` turns False (the last point is
     then the first one outside, kept so that crossings can be bracketed), after ``max_steps``, when Δs drops
-    below ``ds_min``, or when the curve closes (returns within ``closed_tol`` of u0, default 0.5·ds_max;
-    ``period`` (n+1,) gives per-component periods, e.g. 2π for an angle, 0 for none).
+    below ``ds_min``, when the curve closes (returns within ``closed_tol`` of u0, default 0.5·ds_max;
+    ``period`` (n+1,) gives per-component periods, e.g. 2π for an angle, 0 for none), or when it stalls (see the
+    module; the stalled steps are dropped but the first, and ``meta['stall']`` names the point).
     """
     jac = jac or (lambda v: fd_jacobian(H, v))
     u = np.asarray(u0, dtype=float)
@@ -140,6 +150,14 @@ def continue_curve(H, u0, direction, *, jac=None, ds=0.02, ds_min=1e-6, ds_max=0
         if travelled > 4 * closed_tol and np.linalg.norm(diff) < closed_tol:
             stop = "closed"
             break
+        if len(us) > STALL_WINDOW:
+            last = np.array(us[-STALL_WINDOW - 1:])
+            span = float(np.max(np.linalg.norm(last - last.mean(axis=0), axis=1)))
+            if span < STALL_SPAN * ds_max:
+                del us[-STALL_WINDOW:], ts[-STALL_WINDOW:]
+                return Curve(np.array(us), np.array(ts), "stalled", n_newton,
+                             meta={"stall": f"stalled at u = {np.array2string(us[-1], precision=6)}: "
+                                            f"{STALL_WINDOW} steps within {span:.2g} (ds_max {ds_max:g})"})
         if it <= 3:
             ds = min(ds * 1.3, ds_max)
     return Curve(np.array(us), np.array(ts), stop, n_newton)

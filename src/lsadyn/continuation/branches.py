@@ -263,26 +263,42 @@ def bifurcation_curve(kind, family, u0, box, ds_max=0.05, max_steps=2000):
             if edge is not None and (boundary or edge[0] ** 2 + edge[1] ** 2 < 1):
                 pts = np.vstack([pts, edge])
         halves.append(pts)
-        stops.append(c.stop)
+        stops.append(c.meta["stall"] if c.stop == "stalled" else c.stop)
         if c.stop == "closed":
             break
     pts = halves[0] if len(halves) == 1 else np.concatenate([halves[1][::-1], halves[0][1:]])
     return pts, tuple(stops)
 
 
+#: |other eigenvalue| at or below which a fold is degenerate (relative to the Jacobian's scale, or absolute at
+#: J = 0): its sign is rounding, and no eigenvalue decides the fold's stability
+DEGENERATE_TOL = 1e-9
+
+#: the normal forms named for degenerate folds (in :data:`DEGENERATE_FORMS` order of kind)
+DEGENERATE_FORMS = {
+    "fold": "J = 0 at the fold: both eigenvalues vanish (a nilpotent or zero linear part, codimension >= 2); a stable "
+            "and an unstable node meet, and the fold's side of stability is decided by higher-order terms",
+    "boundary_fold": "g = g' = nu = 0: the circle fold at which the transverse rate vanishes too (a stable and an "
+                     "unstable node of the circle flow meet, both neutral off the circle); higher-order terms decide",
+}
+
+
 def curve_stability_rows(kind, family, pts):
     """Stability label of each point of a two-parameter curve: for folds the sign of the other eigenvalue
-    ('stable' if it is < 0: the saddle-node of a stable node and a saddle), for Hopf points the sign of the
+    ('stable' if it is < 0: the saddle-node of a stable node and a saddle), ``'degenerate'`` where that eigenvalue
+    is zero to :data:`DEGENERATE_TOL` (its normal form: :data:`DEGENERATE_FORMS`); for Hopf points the sign of the
     first derivative of tr J is not computed: 'neutral'."""
     out = []
     for u in pts:
         if kind == "fold":
             J = field_and_jacobian(family, u[:2], u[2:])[1]
             other = np.trace(J)
-            out.append("stable" if other < 0 else "unstable")
+            scale = max(float(np.abs(J).max()), 1.0)
+            out.append("degenerate" if abs(other) <= DEGENERATE_TOL * scale else
+                       "stable" if other < 0 else "unstable")
         elif kind == "boundary_fold":
             nu = circle_rate(family, u[0], u[1:])[2]
-            out.append("stable" if nu < 0 else "unstable")
+            out.append("degenerate" if abs(nu) <= DEGENERATE_TOL else "stable" if nu < 0 else "unstable")
         else:
             out.append("neutral")
     return out

@@ -7,8 +7,10 @@ n_cycle × n_cycle grid (R₂ columns empty, ``period`` the period of R₂, ``mu
 e^{λ⊥T}). An interior cycle is a point of a branch of limit cycles born at a Hopf point (R₂ = the orbit's point on
 its Poincaré section, ``period``, ``multiplier`` the nontrivial Floquet multiplier); a cycle_fold row is a point of
 a continued saddle-node of cycles (multiplier 1 to the tolerance of Newton). Stability of equilibria from their
-eigenvalues, of folds from the other eigenvalue, of cycles from the multiplier (< 1: stable); cycle folds
-'neutral'. ``multiplier`` is empty for equilibria and their bifurcations.
+eigenvalues, of folds from the other eigenvalue, ``degenerate`` where that eigenvalue vanishes (the fold rows of the
+case-3 and case-4 planes: :data:`lsadyn.continuation.branches.DEGENERATE_FORMS` names their normal form), of cycles
+from the multiplier (< 1: stable); cycle folds 'neutral'. A curve that stalls at a nilpotent point stops there with
+its reason (:mod:`lsadyn.continuation.arclength`), logged. ``multiplier`` is empty for equilibria and their bifurcations.
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ def run_planes(planes: list[dict], beta: float, a: float, settings: dict, log=No
             log.info("plane %s: %d rows, %d branches, %d curves, %d cycle branches, %d cycle-fold curves in %.2f s",
                      pl["name"], len(df), info["n_branches"], info["n_curves"], info["n_cycle_branches"],
                      info["n_cycle_folds"], info["seconds"])
+            for kind, stops in info["curve_stops"]:
+                for stop in stops:
+                    if stop.startswith("stalled") or stop == "ds_min":
+                        log.info("plane %s: a %s curve stopped: %s", pl["name"], kind, stop)
         parts.append(df)
     table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
     if not np.isfinite(table[["x", "y"]].to_numpy(float)).all():
