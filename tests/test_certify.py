@@ -197,6 +197,20 @@ def test_family_weak_interior_focus(eps):
     assert abs(res.details["attractor"]["exponent"] + (1 - abs(0.2 / lam) ** 2) * eps / 4) < 1e-9
 
 
+def test_a_weak_focus_far_from_its_lyapunov_region_is_certified_by_its_return_map():
+    """A random draw (gaussian, seed 2026) whose interior focus has eigenvalues -0.0037 +- 0.241i: the Lyapunov region
+    of a weakly damped focus is tiny (radius ~ |Re lambda|), so the run was certified only at t ~ 1900 (0.65 s); the
+    return map of the ray through the state certifies it after ~120 (it contracts by ~0.9 per turn)."""
+    A = [[0.2629327264218354, -0.13262966046252783], [-0.5154191388153607, -0.5104484013636276]]
+    V = [[-0.8000985647508474, -0.13871179239024414], [-0.15135951423632357, 1.1476046977175083]]
+    res = _confirm(A, V, 1.0)
+    assert res.regime == "interior_converge" and "(a focus)" in res.details["checked"], res.details
+    assert res.details["t_certified"] < 400
+    pt = OAPortrait(np.array(A), np.array(V), 1.0)
+    lam = np.linalg.eigvals(pt.jacobian(complex(res.details["attractor"]["R2_re"], res.details["attractor"]["R2_im"])))
+    assert np.all(lam.real < 0) and np.all(np.abs(lam.imag) > 0)
+
+
 def test_limit_cycle_certified_by_shooting():
     """The attracting OA limit cycle of the pipeline's limit_cycle scenario (period ≈ 19.26): oscillate, kind cycle,
     multiplier in (0, 1); one period later the run is back."""

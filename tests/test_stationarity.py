@@ -127,11 +127,13 @@ def test_a_decided_run_stops_when_decided():
 
 # -- the guarantee of regime_batch ----------------------------------------------------------------------------
 
-def test_regime_batch_never_labels_an_unsettled_run():
+@pytest.mark.parametrize("certify", [False, True])
+def test_regime_batch_never_labels_an_unsettled_run(certify):
     """d = 3 LSA members from uniform tokens: A = V = I (clusters within a few τ), V = 0.02 I with β = 0.05 (the
     same dynamics in units of τ: τ rescales it) and the embedded case-4 oscillation over a horizon too short for
-    its window (budget 2, 40 τ). Every labelled member has r settled; settled == (regime != 'undetermined'); the
-    oscillation is undetermined at the budget with the drift it measured, not labelled."""
+    its window (budget 2, 40 τ). settled == (regime != 'undetermined'); the oscillation is undetermined at the
+    budget, not labelled. The window rule (certify=False) labels only members whose r has settled; the certified
+    rule labels only members whose attractor it checked."""
     d, n = 3, 48
     V4 = np.eye(d) * -1.0
     V4[:2, :2] = [[0.5, 1.0], [-1.0, -0.5]]
@@ -139,16 +141,20 @@ def test_regime_batch_never_labels_an_unsettled_run():
     V = np.stack([np.eye(d), 0.02 * np.eye(d), V4])
     beta = np.array([1.0, 0.05, 1.0])
     X0 = np.stack([uniform_sphere(n, d, s) for s in range(3)])
-    out = regime_batch("lsa", A, V, beta, X0, horizon=20.0, n_samples=200, dt=0.1, budget=2)
+    out = regime_batch("lsa", A, V, beta, X0, horizon=20.0, n_samples=200, dt=0.1, budget=2, certify=certify)
     for b in out:
         assert b.settled == (b.result.regime != "undetermined")
-        if b.settled:
+        if b.settled and not certify:
             assert abs(b.r_change_last_quarter) <= SETTLED_R_CHANGE
+        if b.settled and certify:
+            assert b.result.details["certified"] and b.result.details["attractor"]["regime"] == b.result.regime
     assert [b.result.regime for b in out[:2]] == ["cluster_converge"] * 2
-    assert out[0].result.details["t_decide"] == pytest.approx(20.0)  # decided at 1 x the horizon, not later
+    if not certify:
+        assert out[0].result.details["t_decide"] == pytest.approx(20.0)  # decided at 1 x the horizon, not later
     assert out[1].result.details["t_decide"] / out[1].tau <= 40.0 + 1e-9  # physical time = τ × s
     last = out[2].result
-    assert last.regime == "undetermined" and last.details["budget_factor"] == 2 and "per τ" in last.details["reason"]
+    assert last.regime == "undetermined" and last.details["budget_factor"] == 2
+    assert ("per τ" in last.details["reason"]) if not certify else last.details["reason"].startswith("no attractor")
 
 
 # -- the slow-approach suite ---------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ import numpy as np
 from .api import time_scale
 from .budget import softmax_d2_uses_moments
 from .exponents.cluster import run_contraction_exponent
-from .fields.attention import USA_MAX_LOGIT
+from .fields.attention import USA_MAX_LOGIT, Attention
 from .fields.kernels import exp_inplace
 from .fields.kuramoto_daido import batch_forms, usa_field_batch_moments
 from .observers import (
@@ -45,6 +45,7 @@ from .observers import (
 )
 from .regimes.classify import RegimeResult, RegimeTolerances, classify_r2_trajectory
 from .regimes.decision import DEFAULT_BUDGET, decide, window_tolerances
+from .regimes.tokens import TokenCertifier, certified_token_result
 from .runs import BatchTokenRun
 
 BATCH_MODELS = ("lsa", "usa")
@@ -204,7 +205,7 @@ class BatchResult:
 
 
 def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: RegimeTolerances | None = None,
-                 budget=DEFAULT_BUDGET, progress=None) -> list[BatchResult]:
+                 budget=DEFAULT_BUDGET, progress=None, certify=True) -> list[BatchResult]:
     """Regimes of B token systems of one size, A, V (B, d, d), ``beta`` scalar or (B,), X0 (B, n, d) unit rows.
 
     ``horizon`` and ``dt`` are in units of each member's τ (:func:`run_time_scale`); ``n_samples`` samples
@@ -212,10 +213,12 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
     d > 2 the classifier's ``tol_zero`` defaults to :func:`lsadyn.observers.r_noise_floor` (an r below the noise of
     i.i.d. uniform tokens is an interior state).
 
-    The guarantee (what the study's tables rely on): a member is given a label other than ``undetermined`` only when
-    its classified window is stationary (:mod:`lsadyn.regimes.classify`) **and** its r(t) has settled
+    The guarantee (what the study's tables rely on): with ``certify`` (the default) a member is given a label other
+    than ``undetermined`` only when :class:`lsadyn.regimes.tokens.TokenCertifier` has found and checked its attractor
+    (``details['certified']``, ``['attractor']``, ``['checked']``); with ``certify=False`` only when its classified
+    window is stationary (:mod:`lsadyn.regimes.classify`) **and** its r(t) has settled
     (:func:`lsadyn.observers.r_settled` of :func:`lsadyn.observers.r_change_last_quarter` over the run up to the
-    checkpoint); otherwise it continues, and at the budget it is ``undetermined`` with the reason. So
+    checkpoint). Otherwise it continues, and at the budget it is ``undetermined`` with the reason. So
     ``settled == (result.regime != 'undetermined')`` for every member."""
     A = np.asarray(A, dtype=float)
     V = np.asarray(V, dtype=float)
@@ -238,7 +241,7 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
     tau = np.array([run_time_scale(model, a, v, b) for a, v, b in zip(A, V, beta)])
     ds = float(horizon) / (int(n_samples) - 1)
     h = ds / np.ceil(ds / dt - 1e-9)
-    run = BatchTokenRun(BatchField(model, A, V, beta, tau), X0, h)
+    run = BatchTokenRun(BatchField(model, A, V, beta, tau), X0, h, moments=certify)
     if tol is None:
         tol = RegimeTolerances(tol_zero=r_noise_floor(n, d)) if d > 2 else RegimeTolerances()
     wtol = window_tolerances(tol)
@@ -247,6 +250,9 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
     # the classifier reads its own window, cut from it as decide would cut it (same samples, same result)
     observe = max(float(tol.window), 0.5)
 
+    certifiers = {}
+    t_end = float(horizon) * float(budget)
+
     def classify(i, s, obs):
         j = np.rint(s / ds).astype(int)
         n_run = int(j[-1]) + 1
@@ -254,7 +260,16 @@ def regime_batch(model, A, V, beta, X0, *, horizon, n_samples, dt=0.1, tol: Regi
         changes[i] = r_change_last_quarter(obs[:, 0], n_run=n_run)
         windows[i] = obs[cut, 0].copy()
         observed[i] = (s.copy(), obs[:, 0].copy())
-        res = classify_r2_trajectory(s[cut], pseudo_r2(obs[cut, 0], obs[cut, 1:]), wtol, method=f"batch-{model}",
+        if certify:
+            if i not in certifiers:
+                certifiers[i] = TokenCertifier(model, Attention(A[i], V[i], float(beta[i])), t_end=t_end * tau[i],
+                                               speed_floor=1e-9 / tau[i])
+            t = s[cut] * tau[i]
+            w = np.array(obs[cut], dtype=float)
+            w[:, d + 2] /= tau[i]  # the speed in physical time
+            return certified_token_result(*certifiers[i].check(t, w, run.X[i]), t, w[:, 0], w[:, 1:d + 1], run.X[i],
+                                          f"batch-{model}")
+        res = classify_r2_trajectory(s[cut], pseudo_r2(obs[cut, 0], obs[cut, 1:d + 1]), wtol, method=f"batch-{model}",
                                      unit="τ")
         if res.regime != "undetermined" and not r_settled(changes[i]):
             # the guarantee: a run whose r(t) has not settled is never labelled (it continues; undetermined at the budget)

@@ -248,22 +248,25 @@ class BatchTokenRun:
     axis]`` (:func:`lsadyn.observers.batch_axis_observer`), samples (len(idx), len(times), d + 1).
 
     Every member advanced in one call is at the same rescaled time (the decision procedure only drops
-    members), so one step sequence serves them all. ``h``: RK4 step in s."""
+    members), so one step sequence serves them all. ``h``: RK4 step in s. ``moments=True`` appends the first harmonic
+    |mean token| and the largest token speed (in s; one more field evaluation per sample) to each observation
+    (d + 3), what :class:`lsadyn.regimes.tokens.TokenCertifier` reads."""
 
     independent_points = False
 
-    def __init__(self, fld, X0, h: float):
+    def __init__(self, fld, X0, h: float, moments: bool = False):
         self.field = fld
         self.X = np.array(X0, dtype=float, order="C")
         self.h = float(h)
         self.s = 0.0
         self.n_steps = 0
+        self.moments = bool(moments)
 
     def advance(self, idx, times):
         idx = np.asarray(idx)
         X = self.X[idx]
         f = self.field.take(idx)
-        out = np.empty((idx.size, len(times), X.shape[2] + 1))
+        out = np.empty((idx.size, len(times), X.shape[2] + (3 if self.moments else 1)))
         s = self.s
         with blas_threads_for(X.shape[1]):  # small products and eigenproblems: one BLAS thread, as integrate_sphere
             for j, te in enumerate(times):
@@ -276,7 +279,13 @@ class BatchTokenRun:
                     if not np.all(np.isfinite(X)):
                         raise FloatingPointError(f"batch integration produced NaN/inf before s = {te:.6g}")
                 s = te
-                out[:, j] = batch_axis_observer(X)
+                if self.moments:
+                    d = X.shape[2]
+                    out[:, j, :d + 1] = batch_axis_observer(X)
+                    out[:, j, d + 1] = np.linalg.norm(X.mean(axis=1), axis=1)
+                    out[:, j, d + 2] = np.max(np.linalg.norm(f(X), axis=2), axis=1)
+                else:
+                    out[:, j] = batch_axis_observer(X)
         self.X[idx] = X
         self.s = float(times[-1])
         return out

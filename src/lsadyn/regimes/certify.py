@@ -10,6 +10,9 @@ hyperbolic sink (``sink``)  Newton from the state, both eigenvalues of J* with R
                             V(x) = (x − x*)ᵀP(x − x*), PJ* + J*ᵀP = −I, has dV/dt < 0 on {V ≤ c} ∩ disc (exact
                             quartic along 720 rays); inside when V(x) ≤ c. Interior (``interior_converge``) or on the
                             circle (``cluster_converge``).
+interior focus              a sink with complex eigenvalues, the state outside its Lyapunov region but winding about it:
+(``sink``)                  the return map P of the ray from R* through the state has 0 < P(ξ) < ξ and 0 < P′(ξ) < 1
+                            at 5 points of (0, ξ₀] (sampled; ``interior_converge``).
 circle node                 an equilibrium on the circle with g′ < 0 and ν ≈ 0 (λ_max(V) = 0, det A = 0: 1 − |R| ~ c/t):
 (``circle_node``)           the box |φ − φ*| ≤ w, s ≤ s_c (s = 1 − |R|) is trapping (φ̇ points inward on its sides, ṡ < 0
                             inside; 33 × 13 samples); inside when the state is in the box.
@@ -174,7 +177,47 @@ class OACertifier:
         reg = self._sink(*eq)
         if reg is not None and reg.value(Re) <= reg.level:
             return self._sink_certificate(reg, t[-1])
+        if reg is not None and abs(reg.R2) < 1 - 1e-9 and np.any(np.abs(reg.eigenvalues.imag) > 0):
+            with np.errstate(all="ignore"):
+                try:
+                    return self._focus(t, R, Re, reg)
+                except (np.linalg.LinAlgError, FloatingPointError, ZeroDivisionError):
+                    return None
         return None
+
+    def _focus(self, t, R, Re, reg: SinkRegion):
+        """A state spiralling into an interior focus R* outside its Lyapunov region: the return map P of the ray
+        from R* through the state (one turn about R*) has 0 < P(ξ) < ξ and 0 < P'(ξ) < 1 at 5 points of (0, ξ₀],
+        ξ₀ the state's distance (sampled): the segment flows into the focus."""
+        if abs(self._winding(R, reg.R2)) < TWO_PI:  # the window must turn about R* at least once
+            return None
+        x_star = np.array([reg.R2.real, reg.R2.imag])
+        d = np.array([Re.real, Re.imag]) - x_star
+        xi0 = float(np.hypot(*d))
+        if not 0 < xi0 < 1 - abs(reg.R2):
+            return None
+        e = d / xi0
+        nvec = np.array([-e[1], e[0]])
+        T = TWO_PI / float(np.max(np.abs(reg.eigenvalues.imag)))
+        n_steps = int(min(4000, max(400, 40 * T * self.pt.scale)))
+        samples = []
+        for xi in xi0 * np.array([0.2, 0.4, 0.6, 0.8, 1.0]):
+            sh, tc = self._to_section(x_star + xi * e, x_star, nvec, T, n_steps)
+            if not 0.5 * T < tc < 2 * T:  # landed on the opposite ray, or not after one turn
+                return None
+            fe = self._f2(sh["x"])
+            proj = np.eye(2) - np.outer(fe, nvec) / float(nvec @ fe)
+            samples.append((xi, float(e @ (sh["x"] - x_star)), float(e @ proj @ sh["Phi"] @ e)))
+        xs, Ps, slopes = (np.array(v) for v in zip(*samples))
+        if not (np.all(Ps > 0) and np.all(Ps < xs) and np.all(slopes > 0) and np.all(slopes < 1)):
+            return None
+        lam = reg.eigenvalues
+        att = Attractor("sink", "interior_converge", reg.R2, float(lam.real.max()),
+                        eigenvalues=tuple(complex(v) for v in lam), rate=0.0)
+        return Certificate(att, f"equilibrium inside the disc by Newton, eigenvalues {_fmt_eig(lam)} (a focus); the "
+                                f"return map of the ray from R* through the state (xi = {xi0:.3g}) has 0 < P(xi) < xi "
+                                f"and P'(xi) in [{slopes.min():.3g}, {slopes.max():.3g}] on (0, xi] (5 points)",
+                           t[-1])
 
     # ------------------------------------------------------------ the circle
     def _circle(self, t, R, Re, s_end, circle):

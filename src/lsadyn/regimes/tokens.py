@@ -171,7 +171,11 @@ class TokenCertifier:
             notes.insert(0, why)
         else:
             notes.append(why)
-        return None, "no attractor certified: " + "; ".join(n for n in notes if n), stop
+        notes = [n for n in notes if n]
+        if not notes:  # none of the checks applies yet: say where the run is
+            notes = [f"r = {r[-1]:.3g} (from {r[0]:.3g} over the window), token speed {speed[-1]:.2g} "
+                     f"(from {speed[0]:.2g}): not clustered, not converging, not a cycle yet"]
+        return None, "no attractor certified: " + "; ".join(notes), stop
 
     # -- clusters ------------------------------------------------------------------------------------------------
     def _cluster(self, t, r, axes, X):

@@ -35,9 +35,10 @@ import numpy as np
 from ...api import time_scale
 from ...exponents.cluster import run_contraction_exponent, run_state_exponent
 from ...fields.attention import attention, field_for
-from ...observers import axis_observer, cluster_shape, mean_token_norm, pseudo_r2, r_noise_floor
+from ...observers import axis_observer, cluster_shape, mean_token_norm, pseudo_r2, r_noise_floor, state_observer
 from ...regimes.classify import RegimeTolerances, classify_r2_trajectory
 from ...regimes.decision import window_tolerances
+from ...regimes.tokens import TokenCertifier, certified_token_result
 from ...sampling import uniform_sphere
 from ...solvers.integrate import integrate_sphere
 from .plan import near_plane, offplane_mass
@@ -51,7 +52,7 @@ def inner_product_histogram(X, bins):
 
 
 def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, atol=1e-9, n_snapshots=5, tol=None,
-                bins=41, window_only=False, offplane=None):
+                bins=41, window_only=False, offplane=None, certify=True):
     """Integrate one (A, V, model) from n seeded uniform tokens and classify; returns a dict of
     observables and limit values.
 
@@ -64,6 +65,10 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
     ``window_only``: observe only the samples the classifier reads (its final window; nothing before it, no
     histograms) — the cheaper form used for the convergence check; ``t``, ``r``, ``swept_angle`` then hold
     the window only and ``histograms`` is empty.
+
+    ``certify`` (default True): the label is :class:`lsadyn.regimes.tokens.TokenCertifier`'s on the classifier's
+    window (the last ``tol.window`` of the run) and the final tokens: ``undetermined``, with the reason, unless the
+    attractor is found and checked (a fixed-horizon run: nothing continues); ``certify=False``: the window rule.
 
     ``offplane``: start near the plane of the first two coordinates (:func:`lsadyn.paper.highdim.plan.near_plane`
     of the uniform tokens); None: uniform on the sphere. ``offplane_start``, ``offplane_final``: the mean squared
@@ -89,8 +94,9 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
         i = next(calls)
         if i in snap_set:
             snaps[i] = inner_product_histogram(X, edges)
-        return axis_observer(X)
+        return observe_state(X) if certify else axis_observer(X)
 
+    observe_state = state_observer(field_for(model), p)
     X0 = uniform_sphere(n, p.d, seed)
     if offplane is not None and p.d > 2:
         X0 = near_plane(X0, offplane)
@@ -98,9 +104,15 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
     traj = integrate_sphere(field_for(model), X0, t_obs, p, method="DOP853", rtol=rtol,
                             atol=atol, observer=observe)
     seconds = time.perf_counter() - start
-    signal = pseudo_r2(traj.y[:, 0], traj.y[:, 1:])
-    res = classify_r2_trajectory(t_obs, signal, classify_tol, method=f"particles-{model}")
-    X_end = traj.state
+    signal = pseudo_r2(traj.y[:, 0], traj.y[:, 1:p.d + 1])
+    X_end = np.asarray(traj.state, dtype=float).reshape(X0.shape)
+    if certify:
+        cut = slice(None) if window_only else slice(int(np.floor((1 - tol.window) * len(t_obs))), None)
+        w = traj.y[cut]
+        cert = TokenCertifier(model, p, speed_floor=100 * atol / tau).check(t_obs[cut], w, X_end)
+        res = certified_token_result(*cert, t_obs[cut], w[:, 0], w[:, 1:p.d + 1], X_end, f"particles-{model}")
+    else:
+        res = classify_r2_trajectory(t_obs, signal, classify_tol, method=f"particles-{model}")
     lam = run_contraction_exponent(res.regime, t_obs, traj.y[:, 0], res.period)
     # the window-only convergence check skips the prediction (it compares regime, r and rate only)
     lam_theory = float("nan") if window_only else run_state_exponent(model, res.regime, X_end, p, tau, res.period)
@@ -111,7 +123,7 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
         "t": t_obs, "r": traj.y[:, 0], "swept_angle": np.unwrap(np.angle(signal)) / 2,
         "snapshot_times": t[snap_idx],
         "histograms": np.array([snaps[i] for i in snap_idx]).reshape(len(snap_idx), bins),
-        "bin_edges": edges, "reason": res.details.get("reason", ""),
+        "bin_edges": edges, "reason": res.details.get("checked") or res.details.get("reason", ""),
         "offplane_start": offplane_mass(X0), "offplane_final": offplane_mass(X_end),
         "contraction_exponent": lam, "contraction_exponent_theory": lam_theory,
     }

@@ -71,7 +71,9 @@ def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float,
                        rate_rel_err=abs(rate / abs(theory) - 1) if np.isfinite(theory) and theory else np.nan,
                        r_change_last_quarter=b.r_change_last_quarter, contraction_exponent=b.contraction_exponent,
                        contraction_exponent_theory=run_state_exponent(
-                           model, b.result.regime, b.X, attention(A_i, V_i, r.beta), b.tau, b.result.period))
+                           model, b.result.regime, b.X, attention(A_i, V_i, r.beta), b.tau, b.result.period),
+                       # the certificate (what was checked), or why the run has no label
+                       checked=b.result.details.get("checked") or b.result.details.get("reason", ""))
             recs[i] = rec
         done += len(g)
         if progress is not None:
