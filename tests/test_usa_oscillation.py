@@ -126,3 +126,37 @@ def test_linearised_growth_rate_does_not_depend_on_the_number_of_equispaced_toke
     """The equispaced tokens are a quadrature of the mean-field orbit: the rate is the mean field's."""
     rates = [runs.growth_rate(V, 0.5, n, 600.0, 0.25, 10.0) for n in (32, 64)]
     assert rates[0] == pytest.approx(rates[1], rel=1e-6)
+
+
+def test_lifetime_growth_reports_every_exit_and_the_slope_over_the_runs_that_left():
+    import numpy as np
+    import pandas as pd
+
+    from lsadyn.paper.usa_oscillation.summary import lifetime_growth
+
+    t = pd.DataFrame({"n": [100, 100, 1000, 1000, 3200, 3200, 64], "beta": 1.0,
+                      "start": ["1", "2", "1", "2", "1", "2", "symmetric"],
+                      "exit_time": [490, 3440, 1540, 3580, 2650, np.nan, np.nan], "t_max": 10000.0})
+    life = lifetime_growth(t, 1.0)
+    assert [n for n, _ in life["per_n"]] == [100, 1000, 3200]  # the symmetric start is not an i.i.d. run
+    assert life["per_n"][2][1] == [2650.0, float("inf")] and life["n_stayed"] == 1
+    left = t.iloc[:5]
+    assert life["slope"] == np.polyfit(np.log(left.n), np.log(left.exit_time), 1)[0]
+    assert abs(life["decades"] - np.log10(32)) < 1e-12
+    assert lifetime_growth(t, 0.5) is None
+
+
+def test_the_paper_config_measures_the_lifetime_at_beta_1_over_one_and_a_half_decades_of_n():
+    """Issue 42 part 4: at the paper's beta = 1, at least three n spanning >= 1.5 decades, n >= 3000, >= 2 seeds."""
+    from pathlib import Path
+
+    import numpy as np
+    import yaml
+
+    from lsadyn.paper.usa_oscillation.plan import SYMMETRIC, run_plan
+
+    cfg = yaml.safe_load((Path(__file__).resolve().parents[1] / "workflow/config/config.yaml").read_text())
+    runs = [r for r in run_plan(cfg, int(cfg["seed"])) if r["beta"] == 1.0 and r["start"] != SYMMETRIC]
+    ns = sorted({r["n"] for r in runs})
+    assert len(ns) >= 3 and max(ns) >= 3000 and np.log10(max(ns) / min(ns)) >= 1.5
+    assert all(sum(r["n"] == n for r in runs) >= 2 for n in ns)

@@ -646,6 +646,19 @@ def _found_usa_oscillation(g, tables):
         parts.append(f"so at neutral β the mean-field orbit stays and finite n ends the oscillation (exits "
                      f"{span(gone.exit_time.min(), gone.exit_time.max())} τ at n ≤ {int(gone.n.max())}), while at "
                      "unstable β the mean field itself leaves")
+    from .usa_oscillation.summary import lifetime_growth
+
+    life = lifetime_growth(t, 1.0)
+    if life is not None and len(life["per_n"]) >= 2:
+        beyond = f"> {_fmt(life['t_max'])}"
+        each = "; ".join(f"n = {n}: " + ", ".join(_fmt(e) if math.isfinite(e) else beyond for e in exits)
+                         for n, exits in life["per_n"])
+        trend = ("no growth" if life["slope"] is not None and life["slope"] <= 0 else
+                 f"ln(exit) grows with ln n at slope {life['slope']:.2f} over the runs that left"
+                 + (f" ({life['n_stayed']} stayed to t_max, so the growth is at least that)" if life["n_stayed"] else "")
+                 if life["slope"] is not None else "too few exits to fit a growth")
+        parts.append(f"at the paper's β = 1 the i.i.d. runs' lifetimes (exit times, τ) over {life['decades']:.1f} "
+                     f"decades of n: {each}; {trend}")
     rows = _pick(g, r"C7-usa-oscillation.*")
     text = "; ".join(parts)
     return text + f" ({_passing_of(rows)} informational checks hold)" if len(rows) else text

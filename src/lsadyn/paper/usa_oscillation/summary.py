@@ -136,6 +136,23 @@ def iid_rows(table: pd.DataFrame, growth: pd.DataFrame, z_exit: float) -> list[d
     return rows
 
 
+def lifetime_growth(table: pd.DataFrame, beta: float) -> dict | None:
+    """How the i.i.d. runs' lifetime (exit time) grows with n at ``beta``: per n the runs' exit times, ascending (inf:
+    stayed to t_max); the least-squares slope of ln(exit) against ln(n) over the runs that left (None with fewer
+    than two n among them); ``decades`` spanned by n. None when there are no i.i.d. runs at ``beta``."""
+    _, iid = _split(table)
+    g = iid[np.isclose(iid.beta.astype(float), float(beta))]
+    if not len(g):
+        return None
+    left = g[np.isfinite(g.exit_time.astype(float))]
+    per_n = [(int(n), sorted(gn.exit_time.astype(float).fillna(float("inf")))) for n, gn in g.groupby("n")]
+    slope = (float(np.polyfit(np.log(left.n.astype(float)), np.log(left.exit_time.astype(float)), 1)[0])
+             if left.n.nunique() >= 2 else None)
+    ns = g.n.astype(float)
+    return {"per_n": per_n, "slope": slope, "decades": float(np.log10(ns.max() / ns.min())),
+            "t_max": float(g.t_max.max()), "n_stayed": int(len(g) - len(left))}
+
+
 def claim_rows(table: pd.DataFrame, growth: pd.DataFrame, exit_abs_z1: float) -> list[dict]:
     """All rows of the stage; ``exit_abs_z1``: the threshold of the runs (config usa_oscillation.exit_abs_z1)."""
     return symmetric_rows(table, growth, float(exit_abs_z1)) + iid_rows(table, growth, float(exit_abs_z1))
