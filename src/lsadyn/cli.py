@@ -115,8 +115,16 @@ def _parser():
     )
     r = sub.add_parser("regime", help="long-time regime of (A, V, beta)", epilog=epilog,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    r.add_argument("--A", required=True, help="key-query matrix A = Q^T K: JSON, e.g. '[[1,0],[0,1]]', or @file")
-    r.add_argument("--V", required=True, help="value matrix V: JSON or @file (same size as A)")
+    r.add_argument("--A", default=None, help="key-query matrix A = Q^T K: JSON, e.g. '[[1,0],[0,1]]', or @file")
+    r.add_argument("--V", default=None, help="value matrix V: JSON or @file (same size as A)")
+    r.add_argument("--weights", default=None, metavar="FILE",
+                   help="instead of --A/--V: a trained head from a .npz or .safetensors file (lsadyn.weights: "
+                        "A = W_Q^T W_K / sqrt(d_head), V = W_O W_V, beta 1)")
+    r.add_argument("--layer", default=None, help="--weights: the layer (default 0)")
+    r.add_argument("--head", default=None, help="--weights: the head (default 0)")
+    r.add_argument("--key-pattern", default=None, metavar="PATTERN",
+                   help="--weights: keys as PATTERN with {layer}, {head}, {name} (default "
+                        "'layers.{layer}.attn.{name}', name = q.weight, k.weight, v.weight, o.weight)")
     r.add_argument("--beta", default=None, help=f"inverse temperature > 0 (default {DEFAULTS['beta']})")
     r.add_argument("--method", choices=list(METHODS), default=None, metavar="{" + ",".join(METHODS) + "}",
                    help=f"how the regime is computed (default {DEFAULTS['method']}; see below)")
@@ -165,8 +173,25 @@ def _run_regime(args):
     from .validation import _real_array, as_int_at_least, as_positive_float, as_square_matrix
 
     args = _resolve(args)
-    A = as_square_matrix(_matrix(args.A, "--A"), "--A")
-    V = as_square_matrix(_matrix(args.V, "--V"), "--V", d=A.shape[0])
+    if args.weights is not None:
+        from .weights import DEFAULT_PATTERN, read_head
+
+        if args.A is not None or args.V is not None:
+            raise ValueError("--weights: give either --weights or --A and --V, not both")
+        hw = read_head(args.weights, layer=as_int_at_least(args.layer or 0, "--layer", 0),
+                       head=as_int_at_least(args.head or 0, "--head", 0), pattern=args.key_pattern or DEFAULT_PATTERN)
+        A, V = hw.A, hw.V
+        if args.model is None and hw.model is not None and args.method == "particles":
+            args.model = hw.model
+    else:
+        for opt in ("layer", "head", "key_pattern"):
+            if getattr(args, opt) is not None:
+                raise ValueError(f"--{opt.replace('_', '-')}: applies to --weights only")
+        if args.A is None or args.V is None:
+            raise ValueError("--A, --V: both are required (or give --weights FILE)")
+        A = as_square_matrix(_matrix(args.A, "--A"), "--A")
+    if args.weights is None:
+        V = as_square_matrix(_matrix(args.V, "--V"), "--V", d=A.shape[0])
     beta = as_positive_float(args.beta, "--beta")
     n = as_int_at_least(args.n, "--n", 2)
     seed = as_int_at_least(args.seed, "--seed", 0)
