@@ -102,7 +102,7 @@ def test_a_failing_claims_sentence_says_what_failed():
     assert "fails on C6b-sym_pos_def (0 of 8: log-log slope 1.04 (95% interval -0.0971 to 2.18)" in r["C6"]["found"]
     # C7: the failing row, and what its runs did (from highdim.csv)
     c7 = r["C7"]["found"]
-    assert "fails on C7-lsa" in c7 and "1 run undetermined (r(t) not settled: oscillation LSA d = 20)" in c7
+    assert "fails on C7-lsa" in c7 and "1 run undetermined (no certified label: oscillation LSA d = 20)" in c7
     assert "3 of 4 LSA, 4 of 4 USA" in c7
     # no failure named where nothing fails
     assert "fail" not in r["C1"]["found"] and "fail" not in r["C5"]["found"]

@@ -335,7 +335,7 @@ def test_the_table_has_no_settled_column_and_undetermined_runs_are_counted_by_th
     assert (row["n_tested"], row["n_agree"], row["pass"]) == (2, 1, False)
     assert "1 undetermined" in row["note"] and "settled" not in row["note"]
     text = S.findings_paragraph(und)
-    assert "1 of 2 runs keep it, every run up to d = 2" in text and "1 undetermined (r(t) not settled" in text
+    assert "1 of 2 runs keep it, every run up to d = 2" in text and "1 undetermined (no certified label" in text
     assert "Undetermined runs (1 of " in text and "dimension identity LSA d = 3" in text
     assert "Undetermined runs" not in S.findings_paragraph(table)
     assert {r["id"]: r for r in S.claim_rows(table)}["C7-identity-lsa"]["pass"]

@@ -24,7 +24,7 @@
 # the set the counted rows C7-<scenario>-<model> and FINDINGS' C7 sentence count; the saddle pair and the limit
 # cycle (beyond the paper) apart.
 # (c, d, f, g): shape and colour = model (black circle LSA, purple square USA; no regime colour), fill = cluster shape as in (a, b); a run whose
-# regime differs from the scenario's d = 2 regime is labelled with its regime. A run whose r(t) had not settled
+# regime differs from the scenario's d = 2 regime is labelled with its regime. A run without a certified label (its r(t) had not settled, or no attractor was checked)
 # within its budget is undetermined (grey x, hatched in (e)): it has no period.
 # Reads results/tables/persistence.csv only.
 
@@ -269,7 +269,7 @@ for col, sc in enumerate(["rotation", "oscillation"]):
             ax.set_yticks([])
         n_und = int((g.regime == "undetermined").sum())
         if not finite.any():
-            ax.text(0.5, 0.55, f"all {len(g)} runs undetermined\n(r(t) not settled within the budget):\nno "
+            ax.text(0.5, 0.55, f"all {len(g)} runs undetermined\n(no certified label within the budget):\nno "
                     + ("rate" if sc == "rotation" else "period") + " to show", transform=ax.transAxes, ha="center",
                     va="center", fontsize=6.5, color="0.25")
         ax.set_xticks(sorted(g.beta.unique()), [f"{v:g}" for v in sorted(g.beta.unique())])

@@ -425,7 +425,7 @@ def _c7_failures(g, tables) -> str:
         return ""
     unsettled = runs[runs.regime == "undetermined"]
     other = len(runs) - len(unsettled)
-    text = (f"{len(unsettled)} run{'s' if len(unsettled) != 1 else ''} undetermined (r(t) not settled: "
+    text = (f"{len(unsettled)} run{'s' if len(unsettled) != 1 else ''} undetermined (no certified label: "
             + _runs_text(unsettled, "d") + ")") if len(unsettled) else ""
     if other:
         text += (", " if text else "") + f"{other} with another label or a failed tolerance check"
@@ -533,7 +533,7 @@ def _found_beta(g, tables):
         changed = b[(b.regime != b.expect) & (b.regime != "undetermined")]
         unsettled = (f", {len(changed)} change it" + (f" ({_runs_text(changed, 'beta')})" if len(changed) else "")
                      + f", {len(moving)} undetermined"
-                     + (f" (r(t) not settled: {_runs_text(moving, 'beta')})" if len(moving) else ""))
+                     + (f" (no certified label: {_runs_text(moving, 'beta')})" if len(moving) else ""))
     return f"{where}{_of(g)} runs keep their regime ({_per_model(g)}){unsettled}"
 
 

@@ -286,7 +286,7 @@ def findings_paragraph(table: pd.DataFrame) -> str:
         tot, per = int(s.n_runs.sum()), int(s.n_persist.sum())
         ds = sorted(int(x) for x in table[table.study == "dimension"].d.unique())
         lines.append(f"Dimension sweep (d in {{{', '.join(map(str, ds))}}}): {per} of {tot} runs keep their d = 2 "
-                     f"regime, {int(s.n_undetermined.sum())} undetermined (r(t) not settled within the budget).")
+                     f"regime, {int(s.n_undetermined.sum())} undetermined (no certified label within the budget).")
         for r in s.itertuples():
             extra = ""
             if r.n_single + r.n_antipodal_pair:
@@ -328,7 +328,7 @@ def findings_paragraph(table: pd.DataFrame) -> str:
                        "the highdim stage's runs, none is repeated at a finer step to check its convergence.")]
     moving = table[table.regime == "undetermined"]
     if len(moving):
-        lines += ["", (f"Undetermined runs ({len(moving)} of {len(table)}: r(t) not settled within the budget, change "
+        lines += ["", (f"Undetermined runs ({len(moving)} of {len(table)}: no certified label within the budget, change "
                        "of the mean of r(t) from the third to the last quarter of the run given; a longer horizon is "
                        "needed — config "
                        + "; ".join(SETTLE_KEY[st] for st in SETTLE_KEY if (moving.study == st).any()) + "): "
