@@ -174,25 +174,32 @@ class ClosedOrbit:
 
 
 def _flow(model, p, x0, T, basis=None, rtol=1e-10, atol=1e-12):
-    """φ_T(x0) and, with ``basis`` (d, k), the tangent flow Φ·basis and the differential flow Ψ of ``basis``."""
+    """φ_T(x0) and, with ``basis`` (d, k), the tangent flow Φ·basis and the differential flow Ψ of ``basis``.
+
+    The field is evaluated at x/|x| (u(x/|x|) is tangent there, so |x| is conserved): u's own radial direction is
+    unstable wherever v < 0 (d|x|²/dt = −2v|x|²(|x|² − 1) near the sphere), and an integrator's rounding off the
+    sphere would grow like e^{2|v|t}. Φ follows that projected field's derivative Du(x̂)(I − x̂x̂ᵀ), which agrees
+    with Du on the tangent space."""
     d = x0.size
     k = 0 if basis is None else basis.shape[1]
 
     def rhs(_t, z):
-        x = z[:d]
+        x = z[:d] / np.linalg.norm(z[:d])
         out = [cluster_velocity(model, x, p)]
         if k:
             Phi = z[d:d + d * k].reshape(d, k)
             Psi = z[d + d * k:].reshape(d, k)
-            out += [(centre_jacobian(model, x, p) @ Phi).ravel(), differential_map(model, x, Psi, p).ravel()]
+            Phi_t = Phi - np.outer(x, x @ Phi)
+            out += [(centre_jacobian(model, x, p) @ Phi_t).ravel(), differential_map(model, x, Psi, p).ravel()]
         return np.concatenate(out)
 
     z0 = x0 if not k else np.concatenate([x0, basis.ravel(), basis.ravel()])
     sol = solve_ivp(rhs, (0.0, T), z0, method="DOP853", rtol=rtol, atol=atol)
     z = sol.y[:, -1]
+    xT = z[:d] / np.linalg.norm(z[:d])
     if not k:
-        return z[:d], None, None
-    return z[:d], z[d:d + d * k].reshape(d, k), z[d + d * k:].reshape(d, k)
+        return xT, None, None
+    return xT, z[d:d + d * k].reshape(d, k), z[d + d * k:].reshape(d, k)
 
 
 def closed_orbit(model: str, x0, period0: float, p: Attention, *, tol: float = 1e-10, max_iter: int = 12,

@@ -338,8 +338,8 @@ class OACertifier:
         att = _rotation_attractor(T, lam, sense)
         return Certificate(att, f"no equilibrium on the circle; it rotates with period {T:.4g} and mean transverse "
                                 f"exponent {lam:.3g}; u = (1-|R2|) exp(-Psi(phi)) has du/dt <= {0.5 * lam_g:.3g} u on "
-                                f"1 - |R2| <= {s_c:.3g} ({N_TUBE_PHI} x 12 samples) and the state has u = {u:.3g} <= "
-                                f"{u_c:.3g}", t[-1])
+                                f"1 - |R2| <= {s_c:.3g} ({N_TUBE_PHI} x 12 samples) and the state has u = "
+                                f"{max(u, 0.0):.3g} <= {u_c:.3g}" + (" (|R2| = 1 to rounding)" if u <= 0 else ""), t[-1])
 
     # ------------------------------------------------------------ a time change of a linear flow (V = I)
     def _linear(self, t, R, Re, s_end, circle):
