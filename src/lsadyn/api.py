@@ -384,14 +384,14 @@ def simulate_regime(
 
     ``d`` defaults to the size of A (and must match it). In d = 2 the classified signal is R₂(t);
     in d > 2 it is r(t)·e^{2iφ(t)} with φ the (unsigned) angle swept by the leading axis of M.
-    d = 2 LSA with ``method="DOP853"`` runs in the doubled-phase points (:mod:`lsadyn.solvers.phase_points`, exact);
+    d = 2 LSA with ``method="DOP853"`` and ``certify=False`` runs in the doubled-phase points (:mod:`lsadyn.solvers.phase_points`, exact);
     everything else through :func:`lsadyn.solvers.integrate.integrate_sphere`, with the field of
     :func:`lsadyn.fields.attention.field_for` (d = 2 USA/SA: the moment form of :mod:`lsadyn.fields.kuramoto_daido`
     when it is the cheaper; ``direct=True`` keeps the O(n²) kernel). Undecided runs continue
     (:mod:`lsadyn.regimes.decision`) up to ``budget`` × the horizon; ``details['t_decide']``, ``['budget_factor']``.
 
-    ``certify`` (default True; not yet for d = 2 LSA with DOP853, which runs in the doubled-phase points and keeps
-    the window rule): a label is given only when :class:`lsadyn.regimes.tokens.TokenCertifier` checks the attractor
+    ``certify`` (default True; d = 2 LSA then runs on the sphere integrator, not in the doubled-phase points, and adds
+    the checks of :mod:`lsadyn.regimes.ws_trap` and the degenerate-cluster normal form): a label is given only when :class:`lsadyn.regimes.tokens.TokenCertifier` checks the attractor
     (a cluster at rest or rotating by Newton or shooting on its centre's flow and its contraction exponent, an
     equilibrium by the decay of the token speed, a cycle by the return map of r); ``details`` then carries
     ``attractor``, ``checked``, ``t_certified``, and always ``cluster_shape``. A run the certifier finds cannot be
@@ -422,7 +422,7 @@ def simulate_regime(
     X = initial_tokens(X0, p.d) if X0 is not None else uniform_sphere(n_tok, p.d, seed)
     tau = time_scale(p.A, p.V, p.beta)
     window = (tol or RegimeTolerances()).window
-    if p.d == 2 and model == "lsa" and method == "DOP853":
+    if p.d == 2 and model == "lsa" and method == "DOP853" and not certify:
         z0 = (X[:, 0] + 1j * X[:, 1]) ** 2
         res = particles_regime_batch(p.A[None], p.V[None], p.beta, z0=z0, horizon=horizon, n_samples=n_samples,
                                      tol=tol, rtol=rtol, atol=atol, budget=budget, progress=progress)[0]
@@ -431,7 +431,7 @@ def simulate_regime(
     wtol = window_tolerances(tol)
     if certify:
         run = SphereRun(field, X, p, method, rtol, atol, dt, tau, observer=state_observer(field, p))
-        certifier = TokenCertifier(model, p, t_end=tau * horizon * budget, speed_floor=100 * atol / tau)
+        certifier = TokenCertifier(model, p, t_end=tau * horizon * budget, speed_floor=100 * atol / tau, X0=X)
 
         def classify(i, s, obs):
             t = s * tau

@@ -46,6 +46,7 @@ from .centre import closed_orbit, lyapunov_shells, rest_manifold, rest_point
 from .certify import Certificate
 from .classify import RegimeResult
 from .portrait import TWO_PI, Attractor
+from .ws_trap import WSTrap, ws_constants
 
 #: relative agreement of a measured and a predicted exponent
 EXPONENT_RTOL = 0.1
@@ -61,6 +62,13 @@ CLUSTERED_GAP = 1e-3
 MAX_RATIO = 0.98
 #: the return map's remaining change below which a cycle is reached
 CYCLE_TOL = 1e-6
+
+
+def _doubled(X):
+    """Doubled-phase points z = e^{2iθ} (n,) of d = 2 tokens X (n, 2)."""
+    X = np.asarray(X, dtype=float)
+    z = (X[:, 0] + 1j * X[:, 1]) ** 2
+    return z / np.abs(z)
 
 
 def _slope(t, y):
@@ -137,9 +145,16 @@ class TokenCertifier:
     a single-cluster theory: LSA and USA), its parameters ``p``, ``t_end`` (the budget's end, physical time) for
     the early ends, and ``speed_floor``: the token speed the integration's own error accounts for."""
 
-    def __init__(self, model: str, p: Attention, t_end: float = float("inf"), speed_floor: float = 0.0):
+    def __init__(self, model: str, p: Attention, t_end: float = float("inf"), speed_floor: float = 0.0, X0=None):
         self.model, self.p, self.t_end = model, p, float(t_end)
         self.d = p.d
+        #: d = 2 LSA: the WS trap of :mod:`.ws_trap` (its constants taken from ``X0`` when given)
+        self.ws = WSTrap(p.A, p.V, p.beta) if (p.d == 2 and model == "lsa") else None
+        if self.ws is not None and X0 is not None:
+            try:
+                self.ws.reference = ws_constants(_doubled(X0))[1]
+            except ValueError:
+                pass
         #: token speeds at or below this are the integrator's error, not motion (the caller's atol / τ scale)
         self.speed_floor = float(speed_floor)
         self.scale = float(np.linalg.norm(p.V, 2))
@@ -164,6 +179,11 @@ class TokenCertifier:
         if cert is not None:
             return cert, "", False
         notes.append(why)
+        if self.ws is not None and gap > CLUSTERED_GAP:
+            cert, why = self.ws.check(float(t[-1]), _doubled(X))
+            if cert is not None:
+                return cert, "", False
+            notes.append(why)
         cert, why, stop = self._cycle(t, r, m1)
         if cert is not None:
             return cert, "", False
@@ -200,6 +220,8 @@ class TokenCertifier:
             inside, _ = lyapunov_shells(self.model, rp, x, self.p)
             if not inside:
                 return None, f"a centre sink (max Re lambda {rp.exponent:.3g}) whose Lyapunov shells through the state fail"
+            if self.ws is not None and abs(rp.differential) <= 1e-9 * self.scale:
+                return self._algebraic(t, r, x, rp)
             if not rp.differential < 0:
                 return None, f"a centre sink whose differential exponent {rp.differential:.3g} is not < 0"
             measured = contraction_exponent(t, r)
@@ -244,6 +266,46 @@ class TokenCertifier:
         extra = f", multiplier {mu:.4g}" if np.isfinite(mu) else " (the circle)"
         return Certificate(att, f"shooting: a closed centre orbit, period {co.period:.6g}{extra}; differential "
                                 f"exponent {lam:.4g} ({how})", float(t[-1])), ""
+
+    def _algebraic(self, t, r, x, rp):
+        """d = 2 LSA, a centre sink with differential exponent 0 (e.g. λ_max(V) = 0): the normal form of the spread.
+
+        With θ̇ = f(θ; R₂) = ½β(tr B(R₂) + Re(c(R₂) e^{2iθ})) (:mod:`lsadyn.reductions.kuramoto`), the cluster at θ*
+        and the spread S = ⟨δ²⟩ (R₂ ≈ e^{2iθ*}(1 − 2S)), a token's deviation obeys δ̇ = g(S)δ + ½f''(δ² − S) + …
+        with g(0) = 0 (the differential exponent), g(S) = g₁S and f'' = ∂²f/∂θ² at θ*. When f'' = 0,
+        Ṡ = 2g₁S², so u = 1 − r ≈ 2S obeys u̇ = g₁u²: 1/u grows at the slope −g₁ (1 − r ~ 1/(|g₁| t)). Certified
+        when g₁ < 0 and the measured slope of 1/(1 − r) over the window's second half is settled and equals −g₁
+        within :data:`EXPONENT_RTOL`."""
+        theta = float(np.arctan2(rp.x[1], rp.x[0]))  # the rest point θ*, by Newton
+        e2 = np.exp(2j * theta)
+        k = self.ws.pt
+        c_lin = k.c[1] * e2.real + k.c[2] * e2.imag  # ∂c/∂S = −2 c_lin along R_S = e^{2iθ*}(1 − 2S)
+        c0 = k.c[0] + k.c[1] * e2.real + k.c[2] * e2.imag
+        f2 = float(-2 * k.beta * np.real(c0 * e2))
+        g1 = float(2 * k.beta * np.imag(c_lin * e2))
+        if abs(f2) > 1e-9 * self.scale:
+            return None, (f"a centre sink with differential exponent 0 and curvature f'' = {f2:.3g} != 0: tokens on one "
+                          f"side of the cluster leave it (no cluster sink to certify)")
+        if not g1 < -1e-12 * self.scale:
+            return None, f"a centre sink with differential exponent 0 and normal-form coefficient g1 = {g1:.3g} (not < 0)"
+        gap = 1.0 - r
+        h = len(t) // 2
+        if np.count_nonzero(gap[h:] > 0) < 16:
+            return None, "a degenerate cluster (differential exponent 0) at rounding: 1 - r = 0 gives no slope"
+        ok = gap > 0
+        tt, inv = t[ok], 1.0 / gap[ok]
+        hh = len(tt) // 2
+        slope, settled = _slope(tt[hh:], inv[hh:])
+        want = -g1
+        if not (settled and abs(slope - want) <= EXPONENT_RTOL * want):
+            return None, (f"approaching a degenerate cluster (differential exponent 0): 1/(1 - r) grows at {slope:.3g}, "
+                          f"the normal form predicts {want:.3g} (not yet settled)")
+        att = Attractor("cluster_algebraic", "cluster_converge", exponent=0.0, rate=0.0,
+                        eigenvalues=tuple(np.sort_complex(rp.eigenvalues)[-3:]), differential=0.0)
+        return Certificate(att, (f"Newton: a sink of the centre flow (max Re lambda {rp.exponent:.4g}) with differential "
+                                 f"exponent 0; the normal form u' = g1 u^2 (u = 1 - r, g1 = {g1:.4g}, f'' = 0) predicts "
+                                 f"1/(1 - r) to grow at {want:.4g}, measured {slope:.4g}: 1 - r ~ 1/({want:.3g} t)"),
+                           float(t[-1])), ""
 
     # -- equilibria and cycles -----------------------------------------------------------------------------------
     def _equilibrium(self, t, r, speed):
