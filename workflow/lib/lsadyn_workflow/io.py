@@ -377,7 +377,8 @@ TABLES = {
         labels=("regime_tokens", "regime_oa"), integer=("seed", "n"), boolean=("hypothesis",)),
     "robustness_run": TableSpec(
         numeric=("delta", "rel_change_A", "rel_change_V", "abs_R2", "rate", "period", "tau", "min_rate"),
-        finite=("delta", "rel_change_V", "tau", "min_rate"), text=("scenario", "model", "kind"), labels=("regime",),
+        finite=("delta", "rel_change_V", "tau", "min_rate"), text=("scenario", "model", "kind", "checked"),
+        labels=("regime",),
         finite_unless_undetermined=(("regime", ("abs_R2", "rate")),),
         integer=("run", "d", "n_tokens", "perturb_seed", "bits")),
     "persistence_run": TableSpec(

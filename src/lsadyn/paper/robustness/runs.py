@@ -54,7 +54,9 @@ from ...api import particles_regime_batch, time_scale
 from ...fields.attention import USA_MAX_LOGIT
 from ...observers import r_noise_floor
 from ...regimes.classify import RegimeTolerances, classify_r2_trajectory
+from ...fields.attention import Attention
 from ...regimes.decision import decide, window_tolerances
+from ...regimes.tokens import TokenCertifier, certified_token_result
 from ...sampling import uniform_sphere
 from ...solvers.dop853 import dop853_sphere
 from ...solvers.integrate import one_blas_thread
@@ -220,6 +222,19 @@ def batch_field_of(A, V, tau, beta, model: str, n: int):
     return field
 
 
+def _batch_state(X, fld):
+    """[r, leading axis (d), |mean token|, max token speed] (R, d + 3) of R systems X (R, n, d) under the rescaled
+    field ``fld`` (speeds per unit of s = t/τ): what :class:`lsadyn.regimes.tokens.TokenCertifier` reads."""
+    R, n, d = X.shape
+    lam, vec = np.linalg.eigh(np.matmul(np.swapaxes(X, 1, 2), X) / n)
+    v = vec[..., -1]
+    v = v * np.sign(v[np.arange(R), np.argmax(np.abs(v), axis=1)])[:, None]
+    r = (d * lam[:, -1] - 1.0) / (d - 1.0)
+    m = np.linalg.norm(X.mean(axis=1), axis=1)
+    speed = np.max(np.linalg.norm(fld(X), axis=-1), axis=1)
+    return np.concatenate([r[:, None], v, m[:, None], speed[:, None]], axis=1)
+
+
 def _batch_observe(X):
     """[r, leading axis] (R, d + 1) of R systems X (R, n, d), or R₂ (R,) complex when d = 2."""
     R, n, d = X.shape
@@ -236,7 +251,8 @@ class BatchSphereRun:
     (:func:`lsadyn.solvers.dop853.dop853_sphere`, shared step) in rescaled time s = t/τ_r; the object
     :func:`lsadyn.regimes.decision.decide` drives (``advance(idx, times)`` continues the systems ``idx``)."""
 
-    def __init__(self, X0, A, V, beta, tau, model, rtol=1e-7, atol=1e-9):
+    def __init__(self, X0, A, V, beta, tau, model, rtol=1e-7, atol=1e-9, state=False):
+        self.state = state  # observe what the certifier reads (:func:`_batch_state`) instead of R₂ or [r, axis]
         self.X = np.array(X0, dtype=float)  # (R, n, d)
         self.A, self.V = np.asarray(A, float), np.asarray(V, float)
         self.tau = np.asarray(tau, float)
@@ -256,6 +272,8 @@ class BatchSphereRun:
             return fld(Y.reshape(R, n, d)).reshape(R * n, d)
 
         def observe(Y):
+            if self.state:
+                return _batch_state(Y.reshape(R, n, d), fld)
             return _batch_observe(Y.reshape(R, n, d))
 
         with one_blas_thread():
@@ -268,12 +286,17 @@ class BatchSphereRun:
 
 
 def decide_batch(A, V, beta, model: str, X0, *, horizon, n_samples, budget, tol: RegimeTolerances, rtol=1e-7,
-                 atol=1e-9) -> list:
+                 atol=1e-9, certify=True) -> list:
     """Regimes (:class:`lsadyn.regimes.classify.RegimeResult`) of R token systems A, V (R, d, d), all from the tokens
-    X0 (n, d), by the decision procedure. d = 2 LSA: compiled doubled-phase points; otherwise
-    :class:`BatchSphereRun`. d > 2 classifies r(t)·e^{2iφ(t)} (φ the angle swept by the leading axis)."""
+    X0 (n, d), by the decision procedure, in :class:`BatchSphereRun`. ``certify`` (default): a run is labelled only
+    when :class:`lsadyn.regimes.tokens.TokenCertifier` checks its attractor (``details['checked']``, or
+    ``['reason']`` when none). ``certify=False``: the window classifier (d = 2 LSA then in compiled doubled-phase
+    points; d > 2 classifies r(t)·e^{2iφ(t)}, φ the angle swept by the leading axis)."""
     A, V = np.asarray(A, float), np.asarray(V, float)
     R, d = A.shape[0], A.shape[-1]
+    if certify:
+        return _certified_batch(A, V, beta, model, X0, horizon=horizon, n_samples=n_samples, budget=budget,
+                                tol=tol, rtol=rtol, atol=atol)
     if d == 2 and model == "lsa":
         z0 = (X0[:, 0] + 1j * X0[:, 1]) ** 2
         return particles_regime_batch(A, V, beta, z0=z0, horizon=horizon, n_samples=n_samples, tol=tol,
@@ -289,6 +312,28 @@ def decide_batch(A, V, beta, model: str, X0, *, horizon, n_samples, budget, tol:
         res.arg_R2_rate /= tau[i]
         res.period *= tau[i]
         return res
+
+    return decide(run, R, horizon, n_samples, budget, classify, tau, window=tol.window)
+
+
+def _certified_batch(A, V, beta, model, X0, *, horizon, n_samples, budget, tol, rtol, atol) -> list:
+    R, d = A.shape[0], A.shape[-1]
+    tau = np.array([time_scale(a, v, beta) for a, v in zip(A, V)])
+    run = BatchSphereRun(np.broadcast_to(X0, (R,) + X0.shape), A, V, beta, tau, model, rtol=rtol, atol=atol,
+                         state=True)
+    certifiers = {}
+    method = f"particles-{model}"
+
+    def classify(i, s, obs):
+        if i not in certifiers:
+            certifiers[i] = TokenCertifier(model, Attention(A[i], V[i], float(beta)),
+                                           t_end=float(horizon) * float(budget) * tau[i],
+                                           speed_floor=100 * atol / tau[i], X0=X0)
+        t = np.asarray(s, dtype=float) * tau[i]
+        w = np.array(obs, dtype=float)
+        w[:, d + 2] /= tau[i]  # the speed in physical time
+        return certified_token_result(*certifiers[i].check(t, w, run.X[i]), t, w[:, 0], w[:, 1:d + 1], run.X[i],
+                                      method)
 
     return decide(run, R, horizon, n_samples, budget, classify, tau, window=tol.window)
 
@@ -356,5 +401,7 @@ def run_chunk(plan: pd.DataFrame, scenarios: dict, *, beta: float, horizon: floa
         gg["rate"] = [r.arg_R2_rate for r in res]
         gg["period"] = [r.period for r in res]
         gg["budget_factor"] = [r.details.get("budget_factor", np.nan) for r in res]
+        # the certificate, or why none (a run is labelled only when its attractor is checked)
+        gg["checked"] = [r.details.get("checked") or r.details.get("reason", "") for r in res]
         out.append(gg)
     return pd.concat(out, ignore_index=True) if out else plan.iloc[:0]
