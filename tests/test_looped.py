@@ -1,0 +1,54 @@
+"""The looped layer (lsadyn.looped): its update is the attention field before projection, and L steps of size h
+converge to the token flow at t = L·h at first order."""
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from lsadyn.fields.attention import Attention, field_for, project_tangent
+from lsadyn.looped import attention_update, looped_forward
+from lsadyn.sampling import uniform_sphere
+
+
+def _system(d, seed):
+    rng = np.random.default_rng(seed)
+    return Attention(rng.standard_normal((d, d)) / np.sqrt(d), rng.standard_normal((d, d)) / np.sqrt(d), 1.0)
+
+
+@pytest.mark.parametrize("model", ["lsa", "usa", "sa"])
+@pytest.mark.parametrize("d", [2, 5])
+def test_the_update_projected_on_the_sphere_is_the_field(model, d):
+    p = _system(d, 3)
+    X = uniform_sphere(40, d, 1)
+    assert np.allclose(project_tangent(X, attention_update(X, p, model)), field_for(model, d, direct=True)(0.0, X, p),
+                       atol=1e-12)
+
+
+@pytest.mark.parametrize("model", ["lsa", "usa", "sa"])
+def test_the_loop_converges_to_the_flow_at_first_order(model):
+    d, T = 4, 2.0
+    p = _system(d, 7)
+    X0 = uniform_sphere(30, d, 2)
+    field = field_for(model, d, direct=True)
+    sol = solve_ivp(lambda t, y: field(t, y.reshape(30, d), p).ravel(), (0, T), X0.ravel(), method="DOP853",
+                    rtol=1e-12, atol=1e-12)
+    X_T = sol.y[:, -1].reshape(30, d)
+    errs = [np.abs(looped_forward(X0, p, model, T / L, L)[-1] - X_T).max() for L in (100, 200, 400)]
+    ratios = [errs[0] / errs[1], errs[1] / errs[2]]
+    assert all(1.8 < q < 2.2 for q in ratios), (errs, ratios)
+
+
+def test_bad_inputs_name_the_argument():
+    p = _system(3, 0)
+    X = uniform_sphere(5, 3, 0)
+    with pytest.raises(ValueError, match="^X0:"):
+        looped_forward(X[:, :2], p, "lsa", 0.1, 3)
+    with pytest.raises(ValueError, match="^h:"):
+        looped_forward(X, p, "lsa", 0.0, 3)
+    with pytest.raises(ValueError, match="^model:"):
+        looped_forward(X, p, "relu", 0.1, 3)
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="^X0:"):
+        looped_forward(bad, p, "lsa", 0.1, 3)
+    assert looped_forward(X, p, "lsa", 0.1, 6, every=3).shape == (3, 5, 3)
