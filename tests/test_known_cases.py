@@ -126,7 +126,12 @@ def test_simulate_regime_from_iid_tokens_is_right_or_off_manifold():
     verdicts = [token_verdict(e, t, lab) for e, t, lab in zip(df.expected, df.token_label, out.tokens)]
     wrong = [(c, lab) for c, lab, v in zip(df.case, out.tokens, verdicts) if v == "wrong"]
     assert not wrong, wrong
-    assert verdicts.count("undetermined") <= len(df) / 50, list(zip(df.case, out.tokens))
+    # certified labels: a finite-n token run whose OA limit is an oscillation (a centre, a limit cycle) or an interior
+    # point with moving tokens (token_label oscillate) is neutral or quasi-periodic off the OA manifold; it is labelled
+    # only where the WS trap holds, else undetermined with the reason. Every other case is decided.
+    neutral = (df.expected == "oscillate") | (df.token_label == "oscillate")
+    und = [c for c, v, nt in zip(df.case, verdicts, neutral) if v == "undetermined" and not nt]
+    assert len(und) <= len(df) / 50, und
 
 
 def test_circle_averaged_radial_velocity_has_one_sign():
