@@ -52,3 +52,35 @@ def test_bad_inputs_name_the_argument():
     with pytest.raises(ValueError, match="^X0:"):
         looped_forward(bad, p, "lsa", 0.1, 3)
     assert looped_forward(X, p, "lsa", 0.1, 6, every=3).shape == (3, 5, 3)
+
+
+ROT = np.array([[1.0, -1.0], [1.0, 1.0]])
+
+
+@pytest.mark.parametrize("model", ["lsa", "usa"])
+@pytest.mark.parametrize("A, V", [(np.eye(2), ROT), (np.eye(2), np.eye(2)), (np.eye(2), np.diag([1.0, -0.5]))])
+def test_the_looped_layer_at_small_h_has_the_flows_certified_regime(model, A, V):
+    from lsadyn import simulate_regime
+    from lsadyn.looped import looped_regime
+
+    p = Attention(A, V, 1.0)
+    X0 = uniform_sphere(64, 2, 0)
+    flow = simulate_regime(A, V, 1.0, n=64, model=model, X0=X0, horizon=100)
+    loop = looped_regime(X0, p, model, 0.05, 4000)
+    assert loop.regime == flow.regime != "undetermined", (loop.details, flow.details)
+    assert loop.details["certified"] and loop.details["layers"] <= 4000
+
+
+@pytest.mark.parametrize("model", ["lsa", "usa"])
+def test_the_observed_rotation_rate_tends_to_the_flows_at_first_order(model):
+    """Rotating clusters: the looped iterates' rate of arg R2 differs from the flow's by O(h)."""
+    from lsadyn.looped import looped_regime
+
+    p = Attention(np.eye(2), ROT, 1.0)
+    X0 = uniform_sphere(64, 2, 0)
+    errs = []
+    for h in (0.04, 0.02, 0.01):
+        res = looped_regime(X0, p, model, h, int(40 / h))
+        assert res.regime == "cluster_rotate"
+        errs.append(abs(res.details["observed_rate"] - res.arg_R2_rate))
+    assert errs[0] > errs[1] > errs[2] and 1.5 < errs[0] / errs[1] < 2.5 and 1.5 < errs[1] / errs[2] < 2.5, errs
