@@ -248,7 +248,7 @@ def predict_regime(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol: Regime
 
 def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=4000, tol=None,
                            rtol=1e-7, atol=1e-9, chunk=16, budget=DEFAULT_BUDGET, engine="compiled", z0=None,
-                           progress=None, retry=None, max_bytes=None, max_seconds=None):
+                           progress=None, retry=None, max_bytes=None, max_seconds=None, certify=True):
     """Regimes of N d = 2 LSA token systems, one per (A, V) in the batch, integrated in the
     doubled-phase points z_k = e^{2iθ_k} (:func:`lsadyn.reductions.kuramoto.phase_point_field`, exact for d = 2).
 
@@ -257,6 +257,10 @@ def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_s
     :func:`predict_regime_batch`; undecided points continue up to ``budget`` × the horizon.
     ``engine``: ``"compiled"`` (:mod:`lsadyn.solvers.phase_points`, each point with its own DOP853 step) or
     ``"scipy"`` (the reference: scipy DOP853 over chunks of ``chunk`` points).
+
+    ``certify`` (default True): a point is labelled only when :class:`lsadyn.regimes.tokens.TokenCertifier` checks
+    its attractor, fed from the points' own state (see :func:`ws_regime_batch`); ``certify=False``: the window
+    classifier.
     """
     A, V, beta, tau = _batch_inputs(A, V, beta)
     horizon = as_positive_float(horizon, "horizon")
@@ -272,7 +276,12 @@ def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_s
         run = PhasePointRunScipy(coeffs, z0, rtol, atol, chunk)
     else:
         raise ValueError(f"engine: unknown engine {engine!r}; choose compiled or scipy")
-    res = decide(run, A.shape[0], horizon, n_samples, _budget(budget, retry), _classifier("particles", tol, tau), tau,
+    budget = _budget(budget, retry)
+    classify = _classifier("particles", tol, tau)
+    if certify:
+        classify = _d2_certified(_phase_points_of(run), A, V, beta, tau, np.asarray(z0).reshape(-1), horizon * budget,
+                                 rtol, atol, "particles")
+    res = decide(run, A.shape[0], horizon, n_samples, budget, classify, tau,
                  window=(tol or RegimeTolerances()).window, progress=progress)
     if engine == "compiled":
         for r, f, st in zip(res, run.nfev, run.nsteps):
@@ -303,11 +312,17 @@ def token_r2_batch(A, V, beta, z0, t_eval, *, rtol=1e-8, atol=1e-10) -> np.ndarr
 
 def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=4000, tol=None,
                     rtol=1e-8, atol=1e-10, chunk=16, budget=DEFAULT_BUDGET, engine="compiled", progress=None,
-                    retry=None, max_bytes=None, max_seconds=None):
+                    retry=None, max_bytes=None, max_seconds=None, certify=True):
     """Regimes from the WS reduction (3 variables per point, R₂ by the exact sum over the n constants of
     motion) of the populations of :func:`particles_regime_batch` (same seed, same angles, same decision
     procedure). ``engine``: ``"compiled"`` (:func:`lsadyn.solvers.phase_points.advance_small`, each point its own
-    step) or ``"scipy"`` (reference, chunks of ``chunk`` points)."""
+    step) or ``"scipy"`` (reference, chunks of ``chunk`` points).
+
+    ``certify`` (default True): a point is labelled only when :class:`lsadyn.regimes.tokens.TokenCertifier` checks
+    its attractor, from the WS state: the tokens z_k = Φ(w_k) rebuilt from (α, η) at each checkpoint, r = |R₂|,
+    the axis arg R₂ / 2, and as the token speed the largest speed of any point of the circle in the common field,
+    (|ω(R₂)| + |H(R₂)|)/2 (an upper bound of every token's, zero exactly when the field vanishes).
+    ``certify=False``: the window classifier."""
     A, V, beta, tau = _batch_inputs(A, V, beta)
     horizon = as_positive_float(horizon, "horizon")
     n_samples = as_int_at_least(n_samples, "n_samples", 64)
@@ -324,18 +339,74 @@ def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=
         run = WSRun(coeffs, theta0, max(1, int(chunk)), rtol, atol)
     else:
         raise ValueError(f"engine: unknown engine {engine!r}; choose compiled or scipy")
-    return decide(run, A.shape[0], horizon, n_samples, _budget(budget, retry), _classifier("ws", tol, tau), tau,
+    budget = _budget(budget, retry)
+    classify = _classifier("ws", tol, tau)
+    if certify:
+        classify = _ws_certified(run, A, V, beta, tau, theta0, horizon * budget, rtol, atol)
+    return decide(run, A.shape[0], horizon, n_samples, budget, classify, tau,
                   window=(tol or RegimeTolerances()).window, progress=progress)
 
 
+def _ws_certified(run, A, V, beta, tau, theta0, s_end, rtol, atol):
+    """The certified classify of :func:`ws_regime_batch` (see there): the tokens z_k = Φ(w_k) from (α, η)."""
+    w = np.exp(2j * theta0)
+
+    def points(i):
+        a, b, eta = run.Y[i]
+        alpha, e = complex(a, b), np.exp(1j * eta)
+        return (alpha + e * w) / (1 + np.conj(alpha) * e * w)
+
+    return _d2_certified(points, A, V, beta, tau, w, s_end, rtol, atol, "ws")
+
+
+def _phase_points_of(run):
+    """The doubled-phase points (n,) of point i of a phase-point run (compiled or scipy)."""
+    if hasattr(run, "Z"):
+        return lambda i: run.Z[i]
+    return lambda i: run.X[i] + 1j * run.Y[i]
+
+
+def _d2_certified(points, A, V, beta, tau, z0, s_end, rtol, atol, method):
+    """A certified classify for batches of d = 2 LSA token systems given as doubled-phase points: ``points(i)``
+    (n,) at the checkpoint, ``z0`` (n,) at t = 0 (the WS constants' reference). One TokenCertifier per point, fed
+    r = |R₂|, the axis arg R₂ / 2 and, as the token speed, the largest speed of any point of the circle in the
+    common field, (|ω(R₂)| + β|c(R₂)|)/2 (an upper bound of every token's, zero exactly when the field vanishes)."""
+    from .fields.attention import Attention
+
+    th0 = np.angle(np.asarray(z0, dtype=complex)) / 2
+    X0 = np.column_stack([np.cos(th0), np.sin(th0)])
+    phys = kuramoto_coefficients(A, V, beta)  # physical time
+    certifiers = {}
+
+    def classify(i, s, R):
+        if i not in certifiers:
+            certifiers[i] = TokenCertifier("lsa", Attention(A[i], V[i], float(beta[i])), t_end=s_end * tau[i],
+                                           speed_floor=100 * atol / tau[i], X0=X0, gap_floor=10 * rtol)
+        t = np.asarray(s, dtype=float) * tau[i]
+        R = np.asarray(R, dtype=complex)
+        z = points(i)
+        th = np.angle(z) / 2
+        X = np.column_stack([np.cos(th), np.sin(th)])
+        omega = phys.beta[i] * (phys.tr[i, 0] + phys.tr[i, 1] * R.real + phys.tr[i, 2] * R.imag)
+        c = phys.c[i, 0] + phys.c[i, 1] * R.real + phys.c[i, 2] * R.imag
+        speed = 0.5 * (np.abs(omega) + phys.beta[i] * np.abs(c))
+        axes = np.column_stack([np.cos(np.angle(R) / 2), np.sin(np.angle(R) / 2)])
+        obs = np.column_stack([np.abs(R), axes, np.zeros(R.size), speed])
+        return certified_token_result(*certifiers[i].check(t, obs, X), t, obs[:, 0], axes, X, method)
+
+    return classify
+
+
 def ws_regime(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=8000, tol=None, budget=DEFAULT_BUDGET,
-              progress=None, max_bytes=None, max_seconds=None):
-    """Regime from the Watanabe–Strogatz reduction of n tokens with i.i.d. uniform seeded angles (d = 2)."""
+              progress=None, max_bytes=None, max_seconds=None, certify=True):
+    """Regime from the Watanabe–Strogatz reduction of n tokens with i.i.d. uniform seeded angles (d = 2), certified
+    as in :func:`ws_regime_batch` (``certify=False``: the window classifier)."""
     p = attention(A, V, beta)
     if p.d != 2:
         raise ValueError(f"A: the WS reduction needs d = 2, got {p.d}x{p.d}")
     return ws_regime_batch(p.A[None], p.V[None], p.beta, n=n, seed=seed, horizon=horizon, n_samples=n_samples,
-                           tol=tol, budget=budget, progress=progress, max_bytes=max_bytes, max_seconds=max_seconds)[0]
+                           tol=tol, budget=budget, progress=progress, max_bytes=max_bytes, max_seconds=max_seconds,
+                           certify=certify)[0]
 
 
 def softmax_harmonics(A, beta, model):
@@ -425,7 +496,8 @@ def simulate_regime(
     if p.d == 2 and model == "lsa" and method == "DOP853" and not certify:
         z0 = (X[:, 0] + 1j * X[:, 1]) ** 2
         res = particles_regime_batch(p.A[None], p.V[None], p.beta, z0=z0, horizon=horizon, n_samples=n_samples,
-                                     tol=tol, rtol=rtol, atol=atol, budget=budget, progress=progress)[0]
+                                     tol=tol, rtol=rtol, atol=atol, budget=budget, progress=progress,
+                                     certify=False)[0]
         res.method = f"particles-{model}"
         return res
     wtol = window_tolerances(tol)

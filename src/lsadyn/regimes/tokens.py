@@ -145,9 +145,12 @@ class TokenCertifier:
     a single-cluster theory: LSA and USA), its parameters ``p``, ``t_end`` (the budget's end, physical time) for
     the early ends, and ``speed_floor``: the token speed the integration's own error accounts for."""
 
-    def __init__(self, model: str, p: Attention, t_end: float = float("inf"), speed_floor: float = 0.0, X0=None):
+    def __init__(self, model: str, p: Attention, t_end: float = float("inf"), speed_floor: float = 0.0, X0=None,
+                 gap_floor: float = GAP_FLOOR):
         self.model, self.p, self.t_end = model, p, float(t_end)
         self.d = p.d
+        #: 1 − r at or below which a cluster is tight to the integration's own accuracy (the caller's rtol scale)
+        self.gap_floor = max(float(gap_floor), GAP_FLOOR)
         #: d = 2 LSA: the WS trap of :mod:`.ws_trap` (its constants taken from ``X0`` when given)
         self.ws = WSTrap(p.A, p.V, p.beta) if (p.d == 2 and model == "lsa") else None
         if self.ws is not None and X0 is not None:
@@ -208,7 +211,7 @@ class TokenCertifier:
         rp = rest_point(self.model, x, self.p)
         flat = rp is not None and np.max(np.abs(rp.eigenvalues)) <= 1e-9 * self.scale
         if flat and rest_manifold(self.model, rp, x, self.p) and rp.differential < 0:
-            if gap <= GAP_FLOOR or abs(contraction_exponent(t, r) - rp.differential) <= EXPONENT_RTOL * abs(rp.differential):
+            if gap <= self.gap_floor or abs(contraction_exponent(t, r) - rp.differential) <= EXPONENT_RTOL * abs(rp.differential):
                 att = Attractor("cluster_rest", "cluster_converge", exponent=0.0, rate=0.0, differential=rp.differential)
                 return Certificate(att, f"the centre flow vanishes about the centre (a manifold of rest points: every "
                                         f"nearby cluster stays); differential exponent {rp.differential:.4g}",
@@ -225,13 +228,13 @@ class TokenCertifier:
             if not rp.differential < 0:
                 return None, f"a centre sink whose differential exponent {rp.differential:.3g} is not < 0"
             measured = contraction_exponent(t, r)
-            if gap > GAP_FLOOR and not abs(measured - rp.differential) <= EXPONENT_RTOL * abs(rp.differential):
+            if gap > self.gap_floor and not abs(measured - rp.differential) <= EXPONENT_RTOL * abs(rp.differential):
                 return None, (f"approaching a cluster at rest: 1 - r = {gap:.2g} contracting at {measured:.3g}, "
                               f"predicted {rp.differential:.3g} (not yet settled)")
             att = Attractor("cluster_rest", "cluster_converge", exponent=rp.exponent,
                             eigenvalues=tuple(np.sort_complex(rp.eigenvalues)[-3:]), rate=0.0,
                             differential=rp.differential)
-            how = "1 - r at rounding" if gap <= GAP_FLOOR else f"measured contraction {measured:.4g}"
+            how = "1 - r at rounding" if gap <= self.gap_floor else f"measured contraction {measured:.4g}"
             return Certificate(att, f"Newton: a sink of the centre flow (max Re lambda {rp.exponent:.4g}), Lyapunov "
                                     f"shells through the centre; differential exponent {rp.differential:.4g} ({how})",
                                float(t[-1])), ""
@@ -256,13 +259,13 @@ class TokenCertifier:
         if not lam < 0:
             return None, f"a closed centre orbit whose differential exponent {lam:.3g} is not < 0"
         measured = contraction_exponent(t, r, co.period)
-        if gap > GAP_FLOOR and not abs(measured - lam) <= EXPONENT_RTOL * abs(lam):
+        if gap > self.gap_floor and not abs(measured - lam) <= EXPONENT_RTOL * abs(lam):
             return None, (f"approaching rotating clusters: 1 - r = {gap:.2g} contracting at {measured:.3g} per "
                           f"period, predicted {lam:.3g} (not yet settled)")
         sense = 1.0 if self.d > 2 else float(np.sign(phi[-1] - phi[0]))
         att = Attractor("cluster_cycle", "cluster_rotate", exponent=lam, multiplier=mu, period=co.period,
                         rate=sense * TWO_PI / co.period, differential=lam)
-        how = "1 - r at rounding" if gap <= GAP_FLOOR else f"measured contraction {measured:.4g}"
+        how = "1 - r at rounding" if gap <= self.gap_floor else f"measured contraction {measured:.4g}"
         extra = f", multiplier {mu:.4g}" if np.isfinite(mu) else " (the circle)"
         return Certificate(att, f"shooting: a closed centre orbit, period {co.period:.6g}{extra}; differential "
                                 f"exponent {lam:.4g} ({how})", float(t[-1])), ""
