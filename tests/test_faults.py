@@ -92,7 +92,8 @@ def _stability_run(tmp_path):
     df = pd.DataFrame([{"regime": "sym_pos_def", "hypothesis": True, "statement": "V = I", "family": "harmonics",
                         "strength": s, "seed": 1, "n": 400, "eps": s / 2, "abs_R2_0": 0.01,
                         "regime_tokens": "cluster_converge", "regime_oa": "cluster_converge", "abs_R2_tokens": 1.0,
-                        "abs_R2_oa": 1.0, "rate_tokens": 0.0, "rate_oa": 0.0, "discrepancy": 0.0}
+                        "abs_R2_oa": 1.0, "rate_tokens": 0.0, "rate_oa": 0.0, "discrepancy": 0.0,
+                        "checked_tokens": "Newton: a sink", "checked_oa": "equilibrium on the circle"}
                        for s in (0.03, 0.3)])
     path = tmp_path / "results/stability/sym_pos_def.csv"
     write_csv(df, path)

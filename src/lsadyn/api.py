@@ -290,24 +290,29 @@ def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_s
     return res
 
 
-def token_r2_batch(A, V, beta, z0, t_eval, *, rtol=1e-8, atol=1e-10) -> np.ndarray:
+def token_r2_batch(A, V, beta, z0, t_eval, *, rtol=1e-8, atol=1e-10, states=False):
     """R₂(t) of P populations of d = 2 LSA tokens under one (A, V, β), from doubled-phase points
     (z = e^{2iθ}) ``z0``: an array (P, n), or a sequence of P 1-D arrays whose sizes may differ (each size
     one batch). Times ``t_eval`` (m,) ascending from 0 on the field's own clock (pass β·τ as ``beta`` for time
     in units of τ). Compiled DOP853 (:mod:`lsadyn.solvers.phase_points`), each population with its own step size: per
     population the algorithm of scipy's DOP853 on :func:`~lsadyn.reductions.kuramoto.phase_point_field`, the
-    reference path. Returns (P, m) complex."""
+    reference path. Returns (P, m) complex; with ``states``, also the list of the P final populations (doubled-phase
+    points)."""
     pops = [np.asarray(z, dtype=complex).ravel() for z in z0]
     t_eval = np.asarray(t_eval, dtype=float)
     out = np.empty((len(pops), t_eval.size), dtype=complex)
+    final = [None] * len(pops)
     sizes = np.array([z.size for z in pops])
     for n in np.unique(sizes):
         idx = np.nonzero(sizes == n)[0]
         P = idx.size
         coeffs = kuramoto_coefficients(np.broadcast_to(np.asarray(A, dtype=float), (P, 2, 2)),
                                        np.broadcast_to(np.asarray(V, dtype=float), (P, 2, 2)), np.full(P, float(beta)))
-        out[idx] = PhasePointRun(coeffs, np.stack([pops[i] for i in idx]), rtol, atol).advance(np.arange(P), t_eval)
-    return out
+        run = PhasePointRun(coeffs, np.stack([pops[i] for i in idx]), rtol, atol)
+        out[idx] = run.advance(np.arange(P), t_eval)
+        for j, i in enumerate(idx):
+            final[i] = run.X[j] + 1j * run.Y[j]
+    return (out, final) if states else out
 
 
 def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=4000, tol=None,

@@ -400,8 +400,11 @@ def claims_stability(st: pd.DataFrame, eps_small: float, floor: float = 1e-6) ->
     ev = "paper_figures/fig_stability.pdf; results/tables/stability.csv"
     for regime, g in st.groupby("regime", sort=False):
         near = g[g.eps <= eps_small]
-        agree = near[near.regime_tokens == near.regime_oa]
-        differ = g[g.regime_tokens != g.regime_oa]
+        decided = (g.regime_tokens != "undetermined") & (g.regime_oa != "undetermined")
+        # a run without a certified label on either side is undecided, not evidence either way
+        n_und = int((~decided[near.index]).sum())
+        agree = near[decided[near.index] & (near.regime_tokens == near.regime_oa)]
+        differ = g[decided & (g.regime_tokens != g.regime_oa)]
         threshold = float(differ.eps.min()) if len(differ) else np.nan
         hyp = bool(g.hypothesis.iloc[0])
         what = "within the hypotheses" if hyp else "outside the hypotheses"
@@ -410,10 +413,13 @@ def claims_stability(st: pd.DataFrame, eps_small: float, floor: float = 1e-6) ->
             dist = f"; distance from the OA manifold {span(g.oa_distance.min(), g.oa_distance.max())}"
         note = (f"{g.statement.iloc[0]}; token labels {counts_text(g.regime_tokens)}; OA labels "
                 f"{counts_text(g.regime_oa)}; labels differ from OA in {len(differ)} of {len(g)} runs"
-                + (f" (smallest such eps {threshold:.3g})" if len(differ) else "") + dist)
+                + (f" (smallest such eps {threshold:.3g})" if len(differ) else "") + dist
+                + (f"; {int((~decided).sum())} of {len(g)} runs without a certified label on both sides"
+                   if (~decided).any() else ""))
         rows.append(_row(f"C6a-{regime}", f"near-uniform data off the OA manifold (eps <= {eps_small}) reach the OA "
                          f"regime ({regime}, {what})", "tokens", len(near), len(agree),
-                         len(near) > 0 and len(agree) == len(near), ev, note, informational=not hyp))
+                         len(near) > 0 and len(agree) == len(near), ev, note, informational=not hyp,
+                         n_undetermined=n_und))
         above = g[g.discrepancy > floor]
         slope, lo, hi = slope_with_interval(above.eps, above.discrepancy)
         ratio = float((near.discrepancy / near.eps).max()) if len(near) else np.nan

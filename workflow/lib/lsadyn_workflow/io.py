@@ -371,7 +371,7 @@ TABLES = {
         integer=("d", "n_tokens"), boolean=("check_ok",)),
     "stability_run": TableSpec(
         numeric=("strength", "eps", "abs_R2_0", "abs_R2_tokens", "abs_R2_oa", "rate_tokens", "rate_oa"),
-        finite=("strength", "eps", "abs_R2_0"), text=("regime", "family"),
+        finite=("strength", "eps", "abs_R2_0"), text=("regime", "family", "checked_tokens", "checked_oa"),
         finite_unless_undetermined=(("regime_tokens", ("abs_R2_tokens", "rate_tokens")),
                                     ("regime_oa", ("abs_R2_oa", "rate_oa"))),
         labels=("regime_tokens", "regime_oa"), integer=("seed", "n"), boolean=("hypothesis",)),
