@@ -61,6 +61,26 @@ def test_closed_orbit_of_an_embedded_rotation_has_the_closed_form_period_and_mul
     assert co.differential == pytest.approx(-h * a, rel=1e-5, abs=1e-7)
 
 
+@settings(max_examples=20, deadline=None)
+@given(model=st.sampled_from(["lsa", "usa"]), seed=st.integers(0, 10**6), beta=st.floats(0.5, 2.0))
+def test_the_circle_orbit_by_quadrature_is_the_shot_orbit(model, seed, beta):
+    """d = 2: period and differential multiplier of the circle by quadrature equal shooting's, on random (A, V)."""
+    rng = np.random.default_rng(seed)
+    b = rng.uniform(0.5, 2.0)
+    A = np.eye(2) + 0.3 * rng.standard_normal((2, 2))
+    V = np.array([[rng.uniform(-1, 1), -b], [b, rng.uniform(-1, 1)]]) + 0.2 * rng.standard_normal((2, 2))
+    p = Attention(A, V, beta)
+    x0 = np.array([np.cos(rng.uniform(0, np.pi)), 0.0])
+    x0[1] = np.sqrt(1 - x0[0] ** 2)
+    quad = closed_orbit(model, x0, 1.0, p)
+    if quad is None:  # a rest point on the circle: shooting finds no orbit either
+        return
+    shot = closed_orbit(model, x0, quad.period * 1.02, p, shoot=True)
+    assert shot is not None
+    assert quad.period == pytest.approx(shot.period, rel=1e-7)
+    assert quad.differential == pytest.approx(shot.differential, rel=1e-6, abs=1e-9)
+
+
 def _decaying_cycle(rho, period, amp=0.2, peaks=1, t_max=None):
     t = np.linspace(0, t_max or 30 * period, 30000)
     k = t / period

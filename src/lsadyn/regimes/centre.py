@@ -202,14 +202,51 @@ def _flow(model, p, x0, T, basis=None, rtol=1e-10, atol=1e-12):
     return xT, z[d:d + d * k].reshape(d, k), z[d + d * k:].reshape(d, k)
 
 
+def _circle_orbit(model: str, x: np.ndarray, p: Attention) -> ClosedOrbit | None:
+    """d = 2: the centre flow is θ̇ = s(θ) = ⟨t(θ), u(x(θ))⟩ on the circle (t the unit tangent), so the orbit is the
+    circle itself when s has no root, its half-turn period (u is odd: the axis returns after π) is
+    P = ∫₀^π dθ / |s(θ)|, and the differential modes' multiplier is exp ∫₀^π ⟨t, D(x) t⟩ / |s| dθ: quadratures
+    instead of shooting (what :func:`closed_orbit` returns in d = 2; ``tests/test_certify_tokens.py`` compares
+    them)."""
+    from scipy.integrate import quad
+
+    th0 = float(np.arctan2(x[1], x[0]))
+
+    def xt(th):
+        return np.array([np.cos(th), np.sin(th)]), np.array([-np.sin(th), np.cos(th)])
+
+    def speed(th):
+        X, T = xt(th)
+        return float(T @ cluster_velocity(model, X, p))
+
+    grid = th0 + np.linspace(0, np.pi, 721)
+    vals = np.array([speed(g) for g in grid])
+    if np.any(vals == 0) or np.any(np.sign(vals) != np.sign(vals[0])):
+        return None  # a rest point on the circle: no closed orbit
+    if np.min(np.abs(vals)) < 1e-12 * max(1.0, float(np.max(np.abs(vals)))):
+        return None
+
+    def diff(th):
+        X, T = xt(th)
+        return float(T @ differential_map(model, X, T, p)) / abs(speed(th))
+
+    opts = dict(limit=400, epsabs=0.0, epsrel=1e-11)
+    period = quad(lambda th: 1.0 / abs(speed(th)), th0, th0 + np.pi, points=None, **opts)[0]
+    log_m = quad(diff, th0, th0 + np.pi, **opts)[0]
+    return ClosedOrbit(x.copy(), float(period), -1, np.empty(0), float(np.exp(log_m)))
+
+
 def closed_orbit(model: str, x0, period0: float, p: Attention, *, tol: float = 1e-10, max_iter: int = 12,
-                 max_move: float = 0.05) -> ClosedOrbit | None:
+                 max_move: float = 0.05, shoot: bool = False) -> ClosedOrbit | None:
     """Shooting (see the module) from x0 (d,) with the period guess ``period0``: the closed orbit through a point
-    within ``max_move`` of x0, or None."""
+    within ``max_move`` of x0, or None. In d = 2 the quadratures of :func:`_circle_orbit` instead (``shoot=True``
+    shoots there too: the reference they are tested against)."""
     x = np.asarray(x0, dtype=float) / np.linalg.norm(x0)
     u0 = cluster_velocity(model, x, p)
     if not np.linalg.norm(u0) > 0 or not period0 > 0:
         return None
+    if x.size == 2 and not shoot:
+        return _circle_orbit(model, x, p)
     Q = tangent_basis(x)
     d = x.size
     c, T = np.zeros(d - 1), float(period0)
