@@ -161,6 +161,8 @@ class ClosedOrbit:
     sign: int
     multipliers: np.ndarray
     differential_multiplier: float
+    #: ln of the differential multiplier where it is known directly (the d = 2 quadrature; no underflow)
+    differential_log: float | None = None
 
     @property
     def multiplier(self) -> float:
@@ -170,6 +172,8 @@ class ClosedOrbit:
     @property
     def differential(self) -> float:
         """The differential exponent ln(multiplier) / P."""
+        if self.differential_log is not None:
+            return float(self.differential_log / self.period)
         return float(np.log(self.differential_multiplier) / self.period)
 
 
@@ -233,7 +237,7 @@ def _circle_orbit(model: str, x: np.ndarray, p: Attention) -> ClosedOrbit | None
     opts = dict(limit=400, epsabs=0.0, epsrel=1e-11)
     period = quad(lambda th: 1.0 / abs(speed(th)), th0, th0 + np.pi, points=None, **opts)[0]
     log_m = quad(diff, th0, th0 + np.pi, **opts)[0]
-    return ClosedOrbit(x.copy(), float(period), -1, np.empty(0), float(np.exp(log_m)))
+    return ClosedOrbit(x.copy(), float(period), -1, np.empty(0), float(np.exp(max(log_m, -745.0))), float(log_m))
 
 
 def closed_orbit(model: str, x0, period0: float, p: Attention, *, tol: float = 1e-10, max_iter: int = 12,

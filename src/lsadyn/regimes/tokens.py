@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exponents.cluster import R_TIGHT, _H, cluster_centre, contraction_exponent
+from ..exponents.cluster import R_TIGHT, _H, cluster_centre, cluster_velocity, contraction_exponent
 from ..fields.attention import Attention
 from ..observers import cluster_shape, pseudo_r2
 from .centre import closed_orbit, lyapunov_shells, rest_manifold, rest_point
@@ -221,6 +221,8 @@ class TokenCertifier:
                           f"no check here certifies")
         if rp is not None and not flat and rp.sink:
             inside, _ = lyapunov_shells(self.model, rp, x, self.p)
+            if not inside and self.d == 2:
+                return self._circle_basin(t, r, x)
             if not inside:
                 return None, f"a centre sink (max Re lambda {rp.exponent:.3g}) whose Lyapunov shells through the state fail"
             if self.ws is not None and abs(rp.differential) <= 1e-9 * self.scale:
@@ -238,14 +240,18 @@ class TokenCertifier:
             return Certificate(att, f"Newton: a sink of the centre flow (max Re lambda {rp.exponent:.4g}), Lyapunov "
                                     f"shells through the centre; differential exponent {rp.differential:.4g} ({how})",
                                float(t[-1])), ""
+        if self.d == 2 and (rp is None or not rp.sink):  # Newton may have found the source behind the cluster
+            cert, why = self._circle_basin(t, r, x)
+            if cert is not None or why:
+                return cert, why
         # rotation: the axis's turn time over the window
         phi = np.unwrap(np.angle(pseudo_r2(np.ones_like(r), axes))) / 2
         swept = abs(phi[-1] - phi[0])
-        if swept < np.pi:
+        if swept < np.pi and self.d > 2:  # in d = 2 the circle's orbit is a quadrature (no turn needed to shoot)
             near = "no rest point of the centre flow near the centre" if rp is None else \
                 f"a centre rest point that is not a sink (max Re lambda {rp.exponent:.3g})"
             return None, f"clustered, 1 - r = {gap:.2g}: {near}, and the axis turned {swept / np.pi:.2f} pi in the window"
-        P0 = np.pi * (t[-1] - t[0]) / swept
+        P0 = np.pi * (t[-1] - t[0]) / max(swept, 1e-300)
         co = closed_orbit(self.model, x, P0, self.p)
         if co is None:
             return None, f"clustered, the axis turning (period ~{P0:.4g}), but shooting found no closed centre orbit"
@@ -262,13 +268,66 @@ class TokenCertifier:
         if gap > self.gap_floor and not abs(measured - lam) <= EXPONENT_RTOL * abs(lam):
             return None, (f"approaching rotating clusters: 1 - r = {gap:.2g} contracting at {measured:.3g} per "
                           f"period, predicted {lam:.3g} (not yet settled)")
-        sense = 1.0 if self.d > 2 else float(np.sign(phi[-1] - phi[0]))
+        if self.d > 2:
+            sense = 1.0
+        else:  # the direction of the circle's flow at the centre (R2 turns with it)
+            sense = float(np.sign(np.array([-x[1], x[0]]) @ cluster_velocity(self.model, x, self.p)))
         att = Attractor("cluster_cycle", "cluster_rotate", exponent=lam, multiplier=mu, period=co.period,
                         rate=sense * TWO_PI / co.period, differential=lam)
         how = "1 - r at rounding" if gap <= self.gap_floor else f"measured contraction {measured:.4g}"
         extra = f", multiplier {mu:.4g}" if np.isfinite(mu) else " (the circle)"
-        return Certificate(att, f"shooting: a closed centre orbit, period {co.period:.6g}{extra}; differential "
+        how_found = "shooting" if self.d > 2 else "quadrature"
+        return Certificate(att, f"{how_found}: a closed centre orbit, period {co.period:.6g}{extra}; differential "
                                 f"exponent {lam:.4g} ({how})", float(t[-1])), ""
+
+    def _circle_basin(self, t, r, x):
+        """d = 2: the centre flow is θ̇ = s(θ) on the circle (modulo π for LSA, whose flow is odd). From the centre θ_c
+        the flow moves monotonically, in the direction of s(θ_c), to the first zero θ* of s ahead (found on a grid
+        of 2001 points per period and refined by bisection), which is then a sink, or rotates for ever when s has no
+        zero. The cluster converges to θ* and stays tight on the way when the differential exponent ⟨t, D(x) t⟩ is
+        < 0 at every sample of the arc and at θ*. Returns (certificate or None, why); (None, '') when s has no zero
+        (a rotation: the caller's shooting decides)."""
+        from scipy.optimize import brentq
+
+        from ..exponents.cluster import cluster_velocity, differential_map
+
+        period = np.pi if self.model == "lsa" else TWO_PI
+        th_c = float(np.arctan2(x[1], x[0]))
+
+        def tangent(th):
+            return np.array([np.cos(th), np.sin(th)]), np.array([-np.sin(th), np.cos(th)])
+
+        def speed(th):
+            X, T = tangent(th)
+            return float(T @ cluster_velocity(self.model, X, self.p))
+
+        sc = speed(th_c)
+        if sc == 0:
+            return None, "a cluster at a rest point of the centre flow"
+        sign = 1.0 if sc > 0 else -1.0
+        grid = th_c + sign * np.linspace(0.0, period, 2001)
+        vals = np.array([sign * speed(g) for g in grid])
+        stop = np.flatnonzero(vals <= 0)
+        if stop.size == 0:
+            return None, ""
+        j = int(stop[0])
+        th_s = brentq(speed, min(grid[j - 1], grid[j]), max(grid[j - 1], grid[j]), xtol=1e-14)
+        h = 1e-6
+        slope = (speed(th_s + h) - speed(th_s - h)) / (2 * h)
+        if not slope < -1e-9 * self.scale:
+            return None, (f"the centre flows to a rest point of the circle at {th_s:.4g} that is not a hyperbolic sink "
+                          f"(slope {slope:.2g})")
+        arc = np.concatenate([grid[:j], [th_s]])
+        lam = np.array([float(T @ differential_map(self.model, X, T, self.p)) for X, T in map(tangent, arc)])
+        if not np.all(lam < 0):
+            return None, (f"the centre flows to the sink at {th_s:.4g}, but the differential exponent is >= 0 on the "
+                          f"way (max {lam.max():.3g}): the cluster may spread")
+        att = Attractor("cluster_rest", "cluster_converge", exponent=float(slope), eigenvalues=(complex(slope),),
+                        rate=0.0, differential=float(lam[-1]))
+        return Certificate(att, (f"the circle's centre flow: the cluster at {th_c:.4g} moves monotonically to the sink "
+                                 f"{th_s:.4g} (slope {slope:.4g}; no rest point between, {j} samples), its differential "
+                                 f"exponent < 0 all the way (at most {lam.max():.3g}; {lam[-1]:.4g} at the sink)"),
+                           float(t[-1])), ""
 
     def _algebraic(self, t, r, x, rp):
         """d = 2 LSA, a centre sink with differential exponent 0 (e.g. λ_max(V) = 0): the normal form of the spread.
