@@ -21,7 +21,7 @@ from .observers import pseudo_r2, state_observer
 from .reductions.kuramoto import kuramoto_coefficients, oa_field
 from .regimes.certify import OACertifier, certified_result
 from .regimes.classify import RegimeResult, RegimeTolerances, classify_r2_trajectory
-from .regimes.tokens import TokenCertifier, certified_token_result
+from .regimes.tokens import TokenCertifier, certified_token_result, doubled_phase_classifier
 from .regimes.decision import DEFAULT_BUDGET, decide, window_tolerances
 from .runs import OARun, PhasePointRun, PhasePointRunScipy, SmallRunCompiled, SphereRun, WSRun, _writable
 from .sampling import initial_tokens, uniform_angles, uniform_sphere
@@ -279,8 +279,8 @@ def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_s
     budget = _budget(budget, retry)
     classify = _classifier("particles", tol, tau)
     if certify:
-        classify = _d2_certified(_phase_points_of(run), A, V, beta, tau, np.asarray(z0).reshape(-1), horizon * budget,
-                                 rtol, atol, "particles")
+        classify = doubled_phase_classifier(run.points, A, V, beta, tau, np.asarray(z0).reshape(-1), horizon * budget,
+                                            rtol, atol, "particles")
     res = decide(run, A.shape[0], horizon, n_samples, budget, classify, tau,
                  window=(tol or RegimeTolerances()).window, progress=progress)
     if engine == "compiled":
@@ -311,7 +311,7 @@ def token_r2_batch(A, V, beta, z0, t_eval, *, rtol=1e-8, atol=1e-10, states=Fals
         run = PhasePointRun(coeffs, np.stack([pops[i] for i in idx]), rtol, atol)
         out[idx] = run.advance(np.arange(P), t_eval)
         for j, i in enumerate(idx):
-            final[i] = run.X[j] + 1j * run.Y[j]
+            final[i] = run.points(j)
     return (out, final) if states else out
 
 
@@ -354,52 +354,10 @@ def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=
 
 def _ws_certified(run, A, V, beta, tau, theta0, s_end, rtol, atol):
     """The certified classify of :func:`ws_regime_batch` (see there): the tokens z_k = Φ(w_k) from (α, η)."""
+    from .reductions.watanabe_strogatz import ws_points
+
     w = np.exp(2j * theta0)
-
-    def points(i):
-        a, b, eta = run.Y[i]
-        alpha, e = complex(a, b), np.exp(1j * eta)
-        return (alpha + e * w) / (1 + np.conj(alpha) * e * w)
-
-    return _d2_certified(points, A, V, beta, tau, w, s_end, rtol, atol, "ws")
-
-
-def _phase_points_of(run):
-    """The doubled-phase points (n,) of point i of a phase-point run (compiled or scipy)."""
-    if hasattr(run, "Z"):
-        return lambda i: run.Z[i]
-    return lambda i: run.X[i] + 1j * run.Y[i]
-
-
-def _d2_certified(points, A, V, beta, tau, z0, s_end, rtol, atol, method):
-    """A certified classify for batches of d = 2 LSA token systems given as doubled-phase points: ``points(i)``
-    (n,) at the checkpoint, ``z0`` (n,) at t = 0 (the WS constants' reference). One TokenCertifier per point, fed
-    r = |R₂|, the axis arg R₂ / 2 and, as the token speed, the largest speed of any point of the circle in the
-    common field, (|ω(R₂)| + β|c(R₂)|)/2 (an upper bound of every token's, zero exactly when the field vanishes)."""
-    from .fields.attention import Attention
-
-    th0 = np.angle(np.asarray(z0, dtype=complex)) / 2
-    X0 = np.column_stack([np.cos(th0), np.sin(th0)])
-    phys = kuramoto_coefficients(A, V, beta)  # physical time
-    certifiers = {}
-
-    def classify(i, s, R):
-        if i not in certifiers:
-            certifiers[i] = TokenCertifier("lsa", Attention(A[i], V[i], float(beta[i])), t_end=s_end * tau[i],
-                                           speed_floor=100 * atol / tau[i], X0=X0, gap_floor=10 * rtol)
-        t = np.asarray(s, dtype=float) * tau[i]
-        R = np.asarray(R, dtype=complex)
-        z = points(i)
-        th = np.angle(z) / 2
-        X = np.column_stack([np.cos(th), np.sin(th)])
-        omega = phys.beta[i] * (phys.tr[i, 0] + phys.tr[i, 1] * R.real + phys.tr[i, 2] * R.imag)
-        c = phys.c[i, 0] + phys.c[i, 1] * R.real + phys.c[i, 2] * R.imag
-        speed = 0.5 * (np.abs(omega) + phys.beta[i] * np.abs(c))
-        axes = np.column_stack([np.cos(np.angle(R) / 2), np.sin(np.angle(R) / 2)])
-        obs = np.column_stack([np.abs(R), axes, np.zeros(R.size), speed])
-        return certified_token_result(*certifiers[i].check(t, obs, X), t, obs[:, 0], axes, X, method)
-
-    return classify
+    return doubled_phase_classifier(lambda i: ws_points(run.Y[i], w), A, V, beta, tau, w, s_end, rtol, atol, "ws")
 
 
 def ws_regime(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=8000, tol=None, budget=DEFAULT_BUDGET,

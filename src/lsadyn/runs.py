@@ -173,6 +173,10 @@ class PhasePointRun:
         self.beta = _writable(coeffs.beta, dtype=float)
         _init_stepper_state(self, N, rtol, atol)
 
+    def points(self, i):
+        """The doubled-phase points (n,) of system i at the last advance."""
+        return self.X[i] + 1j * self.Y[i]
+
     def advance(self, idx, times):
         from .solvers.phase_points import OK, STEP_TOO_SMALL, advance_phase_points
 
@@ -199,6 +203,10 @@ class PhasePointRunScipy:
         self.Z = np.array(z0)
         self.coeffs, self.rtol, self.atol, self.chunk = coeffs, rtol, atol, chunk
         self.s = 0.0
+
+    def points(self, i):
+        """The doubled-phase points (n,) of system i at the last advance."""
+        return self.Z[i]
 
     def advance(self, idx, times):
         out = np.empty((idx.size, times.size), dtype=complex)

@@ -85,11 +85,16 @@ def ws_field(t, y, const: WSConstants):
     return np.array([da.real, da.imag, float(deta)])
 
 
-def ws_order_parameter_exact(y, w) -> np.ndarray:
-    r"""Exact O(n) :math:`R_2 = \frac1n\sum_k\Phi(w_k)`; ``y`` (..., 3), ``w`` (..., n) → (...)."""
+def ws_points(y, w) -> np.ndarray:
+    r"""The tokens' doubled-phase points :math:`z_k = \Phi(w_k)` of WS states ``y`` (..., 3), ``w`` (..., n) → (..., n)."""
     alpha = (y[..., 0] + 1j * y[..., 1])[..., None]
     u = np.exp(1j * y[..., 2])[..., None] * w
-    return np.mean((alpha + u) / (1 + np.conj(alpha) * u), axis=-1)
+    return (alpha + u) / (1 + np.conj(alpha) * u)
+
+
+def ws_order_parameter_exact(y, w) -> np.ndarray:
+    r"""Exact O(n) :math:`R_2 = \frac1n\sum_k\Phi(w_k)`; ``y`` (..., 3), ``w`` (..., n) → (...)."""
+    return np.mean(ws_points(y, w), axis=-1)
 
 
 def ws_field_batch(t, y, const: WSConstants):

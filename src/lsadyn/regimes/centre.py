@@ -206,6 +206,23 @@ def _flow(model, p, x0, T, basis=None, rtol=1e-10, atol=1e-12):
     return xT, z[d:d + d * k].reshape(d, k), z[d + d * k:].reshape(d, k)
 
 
+def _circle_point(theta: float):
+    """The point x(θ) = (cos θ, sin θ) of the circle and its unit tangent t(θ) = (−sin θ, cos θ)."""
+    return np.array([np.cos(theta), np.sin(theta)]), np.array([-np.sin(theta), np.cos(theta)])
+
+
+def circle_speed(model: str, theta: float, p: Attention) -> float:
+    """d = 2: the centre flow on the circle, θ̇ = s(θ) = ⟨t(θ), u(x(θ))⟩."""
+    X, T = _circle_point(theta)
+    return float(T @ cluster_velocity(model, X, p))
+
+
+def circle_differential(model: str, theta: float, p: Attention) -> float:
+    """d = 2: the differential exponent ⟨t(θ), D(x(θ)) t(θ)⟩ of a cluster at x(θ) (its spread's rate there)."""
+    X, T = _circle_point(theta)
+    return float(T @ differential_map(model, X, T, p))
+
+
 def _circle_orbit(model: str, x: np.ndarray, p: Attention) -> ClosedOrbit | None:
     """d = 2: the centre flow is θ̇ = s(θ) = ⟨t(θ), u(x(θ))⟩ on the circle (t the unit tangent), so the orbit is the
     circle itself when s has no root, its half-turn period (u is odd: the axis returns after π) is
@@ -216,12 +233,8 @@ def _circle_orbit(model: str, x: np.ndarray, p: Attention) -> ClosedOrbit | None
 
     th0 = float(np.arctan2(x[1], x[0]))
 
-    def xt(th):
-        return np.array([np.cos(th), np.sin(th)]), np.array([-np.sin(th), np.cos(th)])
-
     def speed(th):
-        X, T = xt(th)
-        return float(T @ cluster_velocity(model, X, p))
+        return circle_speed(model, th, p)
 
     grid = th0 + np.linspace(0, np.pi, 721)
     vals = np.array([speed(g) for g in grid])
@@ -231,8 +244,7 @@ def _circle_orbit(model: str, x: np.ndarray, p: Attention) -> ClosedOrbit | None
         return None
 
     def diff(th):
-        X, T = xt(th)
-        return float(T @ differential_map(model, X, T, p)) / abs(speed(th))
+        return circle_differential(model, th, p) / abs(speed(th))
 
     opts = dict(limit=400, epsabs=0.0, epsrel=1e-11)
     period = quad(lambda th: 1.0 / abs(speed(th)), th0, th0 + np.pi, points=None, **opts)[0]

@@ -39,10 +39,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exponents.cluster import R_TIGHT, _H, cluster_centre, cluster_velocity, contraction_exponent
+from ..exponents.cluster import R_TIGHT, _H, cluster_centre, contraction_exponent
 from ..fields.attention import Attention
 from ..observers import cluster_shape, pseudo_r2
-from .centre import closed_orbit, lyapunov_shells, rest_manifold, rest_point
+from ..reductions.kuramoto import kuramoto_coefficients
+from .centre import circle_differential, circle_speed, closed_orbit, lyapunov_shells, rest_manifold, rest_point
 from .certify import Certificate
 from .classify import RegimeResult
 from .portrait import TWO_PI, Attractor
@@ -271,7 +272,7 @@ class TokenCertifier:
         if self.d > 2:
             sense = 1.0
         else:  # the direction of the circle's flow at the centre (R2 turns with it)
-            sense = float(np.sign(np.array([-x[1], x[0]]) @ cluster_velocity(self.model, x, self.p)))
+            sense = float(np.sign(circle_speed(self.model, float(np.arctan2(x[1], x[0])), self.p)))
         att = Attractor("cluster_cycle", "cluster_rotate", exponent=lam, multiplier=mu, period=co.period,
                         rate=sense * TWO_PI / co.period, differential=lam)
         how = "1 - r at rounding" if gap <= self.gap_floor else f"measured contraction {measured:.4g}"
@@ -289,17 +290,11 @@ class TokenCertifier:
         (a rotation: the caller's shooting decides)."""
         from scipy.optimize import brentq
 
-        from ..exponents.cluster import cluster_velocity, differential_map
-
         period = np.pi if self.model == "lsa" else TWO_PI
         th_c = float(np.arctan2(x[1], x[0]))
 
-        def tangent(th):
-            return np.array([np.cos(th), np.sin(th)]), np.array([-np.sin(th), np.cos(th)])
-
         def speed(th):
-            X, T = tangent(th)
-            return float(T @ cluster_velocity(self.model, X, self.p))
+            return circle_speed(self.model, th, self.p)
 
         sc = speed(th_c)
         if sc == 0:
@@ -318,7 +313,7 @@ class TokenCertifier:
             return None, (f"the centre flows to a rest point of the circle at {th_s:.4g} that is not a hyperbolic sink "
                           f"(slope {slope:.2g})")
         arc = np.concatenate([grid[:j], [th_s]])
-        lam = np.array([float(T @ differential_map(self.model, X, T, self.p)) for X, T in map(tangent, arc)])
+        lam = np.array([circle_differential(self.model, a, self.p) for a in arc])
         if not np.all(lam < 0):
             return None, (f"the centre flows to the sink at {th_s:.4g}, but the differential exponent is >= 0 on the "
                           f"way (max {lam.max():.3g}): the cluster may spread")
@@ -454,3 +449,32 @@ def certified_token_result(cert: Certificate | None, reason: str, stop: bool, t,
     rate = float((phi[-1] - phi[0]) / (t[-1] - t[0])) if t[-1] > t[0] else 0.0
     details["amplitude"] = float(np.ptp(r))
     return RegimeResult(att.regime, float(np.mean(r)), rate, float(att.period), method, details)
+
+
+def doubled_phase_classifier(points, A, V, beta, tau, z0, s_end, rtol, atol, method):
+    """The certified classify (``classify(i, s, R)`` of :func:`lsadyn.regimes.decision.decide`) of a batch of d = 2
+    LSA token systems held as doubled-phase points: ``points(i)`` (n,) at the checkpoint, ``z0`` (n,) at t = 0 (the
+    WS constants' reference), A, V (N, 2, 2), β and τ (N,), times s in units of τ, ``s_end`` the budget's end. One
+    :class:`TokenCertifier` per system, fed r = |R₂|, the axis arg R₂ / 2 and, as the token speed, the largest speed
+    of any point of the circle in the common field, (|ω(R₂)| + |H(R₂)|)/2 (an upper bound of every token's, zero
+    exactly when the field vanishes)."""
+    th0 = np.angle(np.asarray(z0, dtype=complex)) / 2
+    X0 = np.column_stack([np.cos(th0), np.sin(th0)])
+    certifiers, coeffs = {}, {}
+
+    def classify(i, s, R):
+        if i not in certifiers:
+            certifiers[i] = TokenCertifier("lsa", Attention(A[i], V[i], float(beta[i])), t_end=s_end * tau[i],
+                                           speed_floor=100 * atol / tau[i], X0=X0, gap_floor=10 * rtol)
+            coeffs[i] = kuramoto_coefficients(A[i], V[i], float(beta[i]))  # physical time
+        t = np.asarray(s, dtype=float) * tau[i]
+        R = np.asarray(R, dtype=complex)
+        th = np.angle(points(i)) / 2
+        X = np.column_stack([np.cos(th), np.sin(th)])
+        omega, H = coeffs[i].omega_H(R)
+        speed = 0.5 * (np.abs(omega) + np.abs(H))
+        axes = np.column_stack([np.cos(np.angle(R) / 2), np.sin(np.angle(R) / 2)])
+        obs = np.column_stack([np.abs(R), axes, np.zeros(R.size), speed])
+        return certified_token_result(*certifiers[i].check(t, obs, X), t, obs[:, 0], axes, X, method)
+
+    return classify

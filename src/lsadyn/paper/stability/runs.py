@@ -28,8 +28,8 @@ def run_stability(A, V, beta, populations, horizon, n_samples, tol=None, rtol=1e
     window (the OA state by :class:`lsadyn.regimes.certify.OACertifier`, the tokens by
     :class:`lsadyn.regimes.tokens.TokenCertifier` from their final state), else ``undetermined`` with the reason
     (columns ``checked_tokens``, ``checked_oa``); ``certify=False``: the window classifier."""
-    from ...api import _d2_certified
     from ...regimes.certify import OACertifier, certified_result
+    from ...regimes.tokens import doubled_phase_classifier
 
     tol = tol or RegimeTolerances()
     A, V = np.asarray(A, float), np.asarray(V, float)
@@ -47,8 +47,8 @@ def run_stability(A, V, beta, populations, horizon, n_samples, tol=None, rtol=1e
         if certify:
             t = s[start:] * tau
             res_oa = certified_result(*oa_certifier.check(t, R_oa[start:]), t, R_oa[start:])
-            res_p = _d2_certified(lambda i: zz, A[None], V[None], np.array([float(beta)]), np.array([tau]), zp,
-                                  horizon, rtol, atol, "tokens")(0, s[start:], R_p[start:])
+            res_p = doubled_phase_classifier(lambda i: zz, A[None], V[None], np.array([float(beta)]), np.array([tau]),
+                                             zp, horizon, rtol, atol, "tokens")(0, s[start:], R_p[start:])
             res_oa.arg_R2_rate *= tau  # back to the rates per unit s, as the window rule reports them (below)
             res_p.arg_R2_rate *= tau
         else:
