@@ -70,6 +70,7 @@ include: "workflow/rules/continuation.smk"
 include: "workflow/rules/usa_oscillation.smk"
 include: "workflow/rules/atlas.smk"
 include: "workflow/rules/exponents.smk"
+include: "workflow/rules/looped.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/findings.smk"
@@ -94,6 +95,8 @@ rule all:
         "results/tables/atlas.csv",
         "results/tables/exponents.csv",
         "results/tables/basins.csv",
+        "results/tables/looped.csv",
+        "paper_figures/movies/looped.gif",
         expand("paper_figures/{fig}.{ext}", fig=FIGURES, ext=["pdf", "png"]),
         expand("paper_figures/movies/{movie}_d{dim}.gif", movie=MOVIES, dim=MOVIE_DIMS),
 

@@ -17,14 +17,14 @@ from lsadyn.exponents.cluster import (
     differential_map,
 )
 from lsadyn.exponents.oa import P0
-from lsadyn.fields.attention import attention
+from lsadyn.fields.attention import attention, field_for
 from lsadyn.paper.highdim.plan import embed_scenario
 from lsadyn.paper.highdim.runs import run_highdim
 
 J = np.array([[0.0, -1.0], [1.0, 0.0]])
 
 
-@pytest.mark.parametrize("model", ["lsa", "usa"])
+@pytest.mark.parametrize("model", ["lsa", "usa", "sa"])
 def test_differential_map_is_the_token_field_linearised_at_consensus(model):
     """Three tokens at x, perturbed by (δ, −δ, 0): the tangent map of the n-token field moves token 0 by D(x) δ, and
     the field itself is the single cluster's velocity."""
@@ -35,20 +35,28 @@ def test_differential_map_is_the_token_field_linearised_at_consensus(model):
     x /= np.linalg.norm(x)
     delta = rng.standard_normal(d)
     delta -= (delta @ x) * x
-    f, df = field_and_jvp(model, np.stack([x, x, x]), np.stack([delta, -delta, 0 * delta])[None], p)
-    assert np.allclose(df[0, 0], differential_map(model, x, delta, p), rtol=0, atol=1e-14)
-    assert np.allclose(df[0, 1], -differential_map(model, x, delta, p), rtol=0, atol=1e-14)
+    X, W = np.stack([x, x, x]), np.stack([delta, -delta, 0 * delta])
+    if model == "sa":  # no tangent map for softmax: central differences of the direct field (error O(eps^2))
+        field, eps = field_for("sa", d, direct=True), 1e-5
+        f = field(0.0, X, p)
+        df = ((field(0.0, X + eps * W, p) - field(0.0, X - eps * W, p)) / (2 * eps))[None]
+        tol = 1e-8
+    else:
+        f, df = field_and_jvp(model, X, W[None], p)
+        tol = 1e-14
+    assert np.allclose(df[0, 0], differential_map(model, x, delta, p), rtol=0, atol=tol)
+    assert np.allclose(df[0, 1], -differential_map(model, x, delta, p), rtol=0, atol=tol)
     assert np.allclose(f[0], cluster_velocity(model, x, p), rtol=0, atol=1e-14)
     assert abs(x @ differential_map(model, x, delta, p) + cluster_velocity(model, x, p) @ delta) < 1e-14  # tangent
 
 
 def test_cluster_at_rest_has_the_closed_form_exponent():
     """At an eigenvector x of V, D = −h(βa) v on the whole tangent space: λ_diff = −h(β⟨x, Ax⟩) ⟨x, Vx⟩ (LSA h(y) = y,
-    USA h(y) = eʸ), in d = 4 with a non-normal A."""
+    USA h(y) = eʸ, SA h ≡ 1), in d = 4 with a non-normal A."""
     A = np.array([[1.0, 0.3, 0, 0], [-0.2, 0.8, 0, 0], [0, 0, 0.5, 0], [0, 0, 0, 0.4]])
     V = np.diag([1.4, 0.6, 0.5, 0.2])
     x = np.array([1.0, 0, 0, 0])
-    for model, h in (("lsa", lambda y: y), ("usa", np.exp)):
+    for model, h in (("lsa", lambda y: y), ("usa", np.exp), ("sa", lambda y: 1.0)):
         lam = differential_exponent(model, x, attention(A, V, 0.7), t_transient=0.0, t_measure=20.0, dt=0.01)
         assert lam == pytest.approx(-h(0.7 * 1.0) * 1.4, rel=1e-8)  # RK4's error at λ dt ≤ 0.03
 
@@ -135,7 +143,7 @@ def test_cluster_centre_and_state_exponent_follow_the_shape():
     assert np.isnan(cluster_state_exponent("usa", X, p, 1.0))
     assert cluster_state_exponent("lsa", X, p, 1.0) == pytest.approx(-1.2, rel=1e-5)  # RK4 at dt 0.1 τ
     with pytest.raises(ValueError, match="model"):
-        cluster_centre("sa", X[:3])
+        cluster_centre("relu", X[:3])
 
 
 @pytest.mark.parametrize("model,d", [("lsa", 2), ("usa", 2), ("lsa", 10), ("usa", 10)])

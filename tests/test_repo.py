@@ -78,8 +78,9 @@ def test_environment_yml_agrees_with_the_lock():
 def test_environment_mirrors_pyproject():
     py = tomllib.loads((ROOT / "pyproject.toml").read_text())
     env = (ROOT / "environment.yml").read_text()
-    deps = py["project"]["dependencies"] + py["project"]["optional-dependencies"]["workflow"] + [
-        d for d in py["project"]["optional-dependencies"]["test"] if not d.startswith("lsadyn")]
+    extras = py["project"]["optional-dependencies"]
+    deps = py["project"]["dependencies"] + [
+        d for key in ("looped", "workflow", "test") for d in extras[key] if not d.startswith("lsadyn")]
     for dep in deps:
         name = re.split(r"[<>=\[]", dep)[0].lower()
         assert re.search(rf"^\s*- {re.escape(name)}\b", env, re.MULTILINE), name

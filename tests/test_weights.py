@@ -1,6 +1,7 @@
 """lsadyn.weights: a head's (A, V, beta) from .npz, .safetensors and dicts of arrays, per-head and packed layouts,
 and one clear line for every bad input (issue 46 part 1)."""
 
+import json
 import subprocess
 import sys
 
@@ -106,3 +107,18 @@ def test_cli_reads_a_head_from_a_file(tmp_path):
     bad = subprocess.run(run[:-1] + ["--layer", "2"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.strip().startswith("lsadyn: error: weights:") and \
         "layers.2.attn.q.weight" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_cli_picks_the_token_run_for_a_d3_head_and_the_file_s_model(tmp_path):
+    """Without --method: the OA flow needs d = 2 and LSA, so a d = 3 SA head runs its tokens under SA."""
+    A, V = np.eye(3), np.diag([1.2, 0.5, 0.5])
+    save_file({"layers.0.attn.q.weight": A, "layers.0.attn.k.weight": A * np.sqrt(3), "layers.0.attn.v.weight": V,
+               "layers.0.attn.o.weight": np.eye(3)}, str(tmp_path / "h.safetensors"), metadata={"model": "sa"})
+    run = [sys.executable, "-m", "lsadyn", "regime", "--weights", str(tmp_path / "h.safetensors"), "--n", "32",
+           "--json"]
+    out = subprocess.run(run, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert res["method"] == "particles" and res["model"] == "sa" and res["regime"] == "cluster_converge"
+    bad = subprocess.run(run[:6] + ["--method", "oa"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.strip().startswith("lsadyn: error: --weights: --method oa needs d = 2")

@@ -148,9 +148,11 @@ def _parser():
     return p
 
 
-def _resolve(args):
-    """Reject options that do not apply to the method; fill in defaults."""
-    method = args.method or DEFAULTS["method"]
+def _resolve(args, method_default=DEFAULTS["method"]):
+    """Reject options that do not apply to the method; fill in defaults (``method_default`` for ``--method``)."""
+    if args.method is None:
+        args.method = method_default
+    method = args.method
     args.given = {k for k in DEFAULTS if getattr(args, k) is not None}
     for opt, methods in APPLIES_TO.items():
         if getattr(args, opt) is not None and method not in methods:
@@ -159,6 +161,10 @@ def _resolve(args):
         if getattr(args, key) is None:
             setattr(args, key, value)
     return args
+
+
+def _period_text(period) -> str:
+    return f"{period:.6g}" if math.isfinite(period) else "none (not periodic)"
 
 
 def _accepts(func, name) -> bool:
@@ -172,7 +178,6 @@ def _run_regime(args):
     from .api import predict_regime, simulate_regime, softmax_harmonics, ws_regime
     from .validation import _real_array, as_int_at_least, as_positive_float, as_square_matrix
 
-    args = _resolve(args)
     if args.weights is not None:
         from .weights import DEFAULT_PATTERN, read_head
 
@@ -181,9 +186,13 @@ def _run_regime(args):
         hw = read_head(args.weights, layer=as_int_at_least(args.layer or 0, "--layer", 0),
                        head=as_int_at_least(args.head or 0, "--head", 0), pattern=args.key_pattern or DEFAULT_PATTERN)
         A, V = hw.A, hw.V
-        if args.model is None and hw.model is not None and args.method == "particles":
+        # without --method: the OA flow where it applies (d = 2, LSA), else the file's model's tokens
+        args = _resolve(args, "oa" if A.shape[0] == 2 and hw.model in (None, "lsa") and args.model in (None, "lsa")
+                        else "particles")
+        if args.model == DEFAULTS["model"] and "model" not in args.given and hw.model is not None:
             args.model = hw.model
     else:
+        args = _resolve(args)
         for opt in ("layer", "head", "key_pattern"):
             if getattr(args, opt) is not None:
                 raise ValueError(f"--{opt.replace('_', '-')}: applies to --weights only")
@@ -198,7 +207,8 @@ def _run_regime(args):
     horizon = as_positive_float(args.horizon, "--horizon")
     d = A.shape[0]
     if args.method in ("oa", "ws") and d != 2:
-        raise ValueError(f"--A: --method {args.method} needs d = 2, got {d}x{d} (use --method particles)")
+        src = "--weights" if args.weights is not None else "--A"
+        raise ValueError(f"{src}: --method {args.method} needs d = 2, got {d}x{d} (use --method particles)")
     extra = {}
     if args.tokens is not None:
         if "n" in args.given:
@@ -280,7 +290,7 @@ def _run_regime(args):
               "the leading axis of M = mean x x^T)")
         print(
             f"regime: {res.regime}\n{r2}: {res.abs_R2:.6g}\narg R2 rate: {res.arg_R2_rate:.6g}\n"
-            f"period: {res.period:.6g}\nmethod: {args.method}" + (f" ({args.model})" if "model" in out else "")
+            f"period: {_period_text(res.period)}\nmethod: {args.method}" + (f" ({args.model})" if "model" in out else "")
             + (f"\nreason: {out['reason']}" if "reason" in out else "")
         )
     sys.stdout.flush()  # a closed pipe shows here, inside main's handler, not at interpreter exit

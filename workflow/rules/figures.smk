@@ -22,6 +22,7 @@ FIGURE_TABLE = {
     "fig_continuation": (dict(table="results/tables/continuation.csv", case3="results/sim/case3.csv", case4="results/sim/case4.csv", bifurcation="results/sim/bifurcation.csv"), "Beyond the paper", {}),
     "fig_usa_oscillation": (dict(table="results/tables/usa_oscillation.csv", growth="results/tables/usa_oscillation_growth.csv", series="results/usa_oscillation/series.csv"), "High dimension", {}),
     "fig_atlas": (dict(atlas="results/tables/atlas.csv", invariants="results/tables/atlas_invariants.csv", phase="results/tables/atlas_phase.csv"), "Beyond the paper", dict(r_threshold=config["atlas"]["phase"]["r_threshold"])),
+    "fig_looped": (dict(table="results/tables/looped.csv", curves=expand("results/looped/train/{job}.csv", job=LOOPED_JOBS), arrays=expand("results/looped/compare/{job}.npz", job=LOOPED_JOBS)), "Beyond the paper", {}),
 }
 # fmt: on
 FIGURES = list(FIGURE_TABLE)

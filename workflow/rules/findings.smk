@@ -17,6 +17,7 @@ rule findings:
         atlas="results/tables/atlas.csv",
         exponents="results/tables/exponents.csv",
         basins="results/tables/basins.csv",
+        looped="results/tables/looped.csv",
         legend="workflow/report/claims_legend.md",
         lib=lib_inputs("workflow/scripts/findings.py"),
     output:

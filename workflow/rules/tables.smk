@@ -49,6 +49,7 @@ rule claims_table:
         floquet="results/tables/floquet.csv",
         basins="results/tables/basins.csv",
         regimes="results/tables/regimes.csv",
+        looped="results/tables/looped.csv",
         lib=lib_inputs("workflow/scripts/claims_table.py"),
     output:
         report(

@@ -16,6 +16,7 @@ from lsadyn.paper.claims import (
 )
 from lsadyn.paper.continuation.summary import claim_rows as continuation_claim_rows
 from lsadyn.paper.exponents.summary import claim_rows as exponents_claim_rows
+from lsadyn.paper.looped.summary import claim_rows as looped_claim_rows
 from lsadyn.paper.persistence.summary import claim_rows as persistence_claim_rows
 from lsadyn.paper.usa_oscillation.summary import claim_rows as usa_oscillation_claim_rows
 
@@ -48,6 +49,7 @@ rows += atlas_claim_rows(load_table(sm.input.atlas, "atlas"), load_table(sm.inpu
 rows += exponents_claim_rows(load_table(sm.input.exponents, "exponents"), load_table(sm.input.floquet, "floquet"),
                              load_table(sm.input.basins, "basins"), load_table(sm.input.regimes, "regimes"),
                              sm.params.exponents_tol, highdim, persistence)
+rows += looped_claim_rows(load_table(sm.input.looped, "looped"))
 table = claims_table(rows)
 log.info("claims: %d rows, %d passing", len(table), int((table["pass"] == True).sum()))  # noqa: E712
 write_csv(table, sm.output[0])

@@ -20,7 +20,7 @@ tables = {name: load_table(getattr(sm.input, name), kind, min_rows=0)
                              ("offmanifold", "any"), ("continuation", "continuation"),
                              ("usa_oscillation", "usa_oscillation_run"),
                              ("usa_oscillation_growth", "usa_oscillation_growth"),
-                              ("atlas", "atlas"), ("exponents", "exponents"), ("basins", "basins"))}
+                              ("atlas", "atlas"), ("exponents", "exponents"), ("basins", "basins"), ("looped", "looped"))}
 tables["eps_small"] = sm.params.settings["eps_small"]
 legend = Path(sm.input.legend).read_text()
 numbers = all_key_numbers(claims, tables)  # the same numbers on both pages: computed once

@@ -2,7 +2,7 @@ r"""How fast a single cluster tightens: its differential exponent in theory, and
 
 All n tokens at one point x of :math:`S^{d-1}` (a single cluster, :func:`lsadyn.observers.cluster_shape`) move as one
 particle, :math:`\dot x = P^\perp_x u(x)`, :math:`u(x) = h(\beta\langle x, A x\rangle)\,V x` (LSA h(y) = y, USA
-h(y) = eʸ). Perturb token k by δ_k, tangent at x, with :math:`\sum_k\delta_k = 0` (a *differential* mode: it changes
+h(y) = eʸ, SA h(y) = 1: the softmax weights of a consensus are 1/n whatever the logit). Perturb token k by δ_k, tangent at x, with :math:`\sum_k\delta_k = 0` (a *differential* mode: it changes
 the cluster's spread, not its centre). At consensus every other token enters :math:`\dot x_k` through the same matrix,
 so their contributions cancel and each δ_k follows the token's own derivative along the particle's orbit x(t):
 
@@ -46,7 +46,10 @@ R_TIGHT = 1e-3
 #: relative agreement of the slopes of the fit's two halves for a settled measurement
 SLOPE_RTOL = 0.05
 
-_H = {"lsa": (lambda y: y, lambda y: np.ones_like(y)), "usa": (np.exp, np.exp)}
+#: the kernel h of a single cluster's motion and its derivative h', per model: LSA h(y) = y, USA h(y) = eʸ, SA h = 1
+#: (softmax's weights sum to one; at consensus a token's own logit shift is common to every j and cancels, so h' = 0)
+_H = {"lsa": (lambda y: y, lambda y: np.ones_like(y)), "usa": (np.exp, np.exp),
+      "sa": (lambda y: np.ones_like(y), lambda y: np.zeros_like(y))}
 
 
 def _kernel(model: str):

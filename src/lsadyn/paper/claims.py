@@ -66,6 +66,9 @@ CLAIM_ROWS = {
     "C13": (("Not measured: the paper shows the regimes exist; here their Floquet and Lyapunov exponents and the "
              "basins where OA is multistable."),
             ("fig_exponents",)),
+    "C14": (("Rotating clusters are likened to looped transformers' cycles; here trained looped layers' regimes are "
+             "set against the flow's."),
+            ("fig_looped",)),
     "C1b-offmanifold": (("Not studied: claims 1–2 hold on the OA manifold; here tokens start off it, about an OA "
                         "interior point."), ("fig_offmanifold",)),
 }

@@ -664,12 +664,19 @@ def _found_usa_oscillation(g, tables):
     return text + f" ({_passing_of(rows)} informational checks hold)" if len(rows) else text
 
 
+def _found_looped(g, tables):
+    """C14 in one sentence (:func:`lsadyn.paper.looped.summary.found_sentence`)."""
+    from .looped.summary import found_sentence
+
+    return found_sentence(g, tables.get("looped"))
+
+
 #: key -> the sentence of its first-screen row, from the claims rows and the results tables.
 FOUND = {"C1": _found_cases12, "C2": _found_cases12, "C3": _found_case3, "C4": _found_case4, "C5": _found_bifurcation,
          "C6": _found_stability, "C7": _found_highdim, "C8": _found_robustness, "C9": _found_random,
          "C10": _found_beta, "C11": _found_continuation, "C12": _found_atlas, "C13": _found_exponents, "C1b-offmanifold": _found_offmanifold,
          "C7-usa-oscillation": _found_usa_oscillation,
-         "C7-limitcycle": _found_limit_cycle}
+         "C7-limitcycle": _found_limit_cycle, "C14": _found_looped}
 
 
 def found_sentence(key: str, rows: pd.DataFrame, tables: dict) -> str:

@@ -444,6 +444,24 @@ TABLES.update({
                                    integer=("d", "n_tokens", "n_runs", "n_clustered")),
 })
 
+# the looped stage (lsadyn.paper.looped): training curves and the flow-against-network table (rates and periods are
+# NaN where a run has none: undetermined, or not turning)
+TABLES.update({
+    "looped_train": TableSpec(numeric=("loss", "test_loss", "baseline_loss", "reference_loss", "accuracy",
+                                       "baseline_accuracy", "h"),
+                              finite=("loss", "test_loss", "baseline_loss", "h"), text=("task", "model"),
+                              integer=("seed", "step", "d", "n", "L")),
+    "looped": TableSpec(numeric=("h", "t_observed", "task_loss", "baseline_loss", "reference_loss", "accuracy",
+                                 "baseline_accuracy", "predicted_rate", "observed_rate", "predicted_period",
+                                 "observed_period", "predicted_t"),
+                        finite=("h", "t_observed", "task_loss", "baseline_loss"),
+                        text=("task", "model", "start", "quantised", "weights"),
+                        labels=("predicted_regime", "observed_regime"),
+                        integer=("seed", "d", "n", "L", "L_observed", "observed_layers"),
+                        boolean=("agree", "decided", "quantised_changed"),
+                        required=("predicted_checked", "observed_checked")),
+})
+
 
 def _labels():
     from lsadyn.regimes.classify import LABELS

@@ -177,13 +177,16 @@ def gif_html_page(gif_path, title: str) -> str:
             f"src='data:image/gif;base64,{data}'></body></html>")
 
 
-def write_token_movie(gif, page, run, d: int, title: str, rest, fps: int, dpi: int, atomic=None) -> None:
+def write_token_movie(gif, page, run, d: int, title: str, rest, fps: int, dpi: int, atomic=None,
+                      caption: str | None = None) -> None:
     """The GIF ``gif`` of one run of :func:`lsadyn.paper.movies.runs.token_movie_run` (``run``: its arrays ``t``, ``X``
     (frames, n, d), ``r``, ``R2``, ``axis``) and ``page``, an HTML page showing it (:func:`gif_html_page`). Left, the
     tokens on the circle with the R₂ axis (d = 2) or on S² with the leading axis of M (d = 3); right, r(t) of the
     whole run in grey and in orange up to the frame's time. ``rest``: (rest_A, rest_V) of the embedding (named in the
     d = 3 title). ``atomic(path)``: a context manager giving the temporary path to write and renaming it into place on
-    success (the workflow passes :func:`lsadyn_workflow.io.atomic_path`); by default each file is written in place."""
+    success (the workflow passes :func:`lsadyn_workflow.io.atomic_path`); by default each file is written in place.
+    ``caption``: the figure's title instead of the embedded scenario's (``rest`` is then not read); ``run['t']`` is
+    the time axis, labelled ``run.get('t_label', 't')``; ``run.get('stamps')``: one text per frame instead of "t = …"."""
     import os
     from pathlib import Path
 
@@ -192,8 +195,8 @@ def write_token_movie(gif, page, run, d: int, title: str, rest, fps: int, dpi: i
     from ..plotting import _in_place
 
     atomic_path = _in_place if atomic is None else atomic
-    rest_A, rest_V = rest
     t, X, r, R2, axis = (run[k] for k in ("t", "X", "r", "R2", "axis"))
+    stamps = run.get("stamps")
     colours = token_colours(X[0])
     fig = plt.figure(figsize=(4.2, 2.3), dpi=dpi, layout="constrained")
     fig.get_layout_engine().set(w_pad=0.06)
@@ -217,14 +220,17 @@ def write_token_movie(gif, page, run, d: int, title: str, rest, fps: int, dpi: i
     # canvas edge, and was cut in half
     tr.set_xlim(0, t[-1] * 1.04)
     tr.set_ylim(-0.02, 1.02)
-    tr.set_xlabel("$t$")
-    # d = 3: the title's matrices are the plane block; the third axis is scaled by rest_A, rest_V (config)
-    embedded = (f"\nembedded: A = diag(A$_2$, {rest_A:g}), V = diag(V$_2$, {rest_V:g})" if d > 2 else "")
-    fig.suptitle(f"{title}; d = {d}, n = {X.shape[1]}, linear attention{embedded}", fontsize=7)
+    tr.set_xlabel(run.get("t_label", "$t$"))
+    if caption is None:
+        # d = 3: the title's matrices are the plane block; the third axis is scaled by rest_A, rest_V (config)
+        rest_A, rest_V = rest
+        embedded = (f"\nembedded: A = diag(A$_2$, {rest_A:g}), V = diag(V$_2$, {rest_V:g})" if d > 2 else "")
+        caption = f"{title}; d = {d}, n = {X.shape[1]}, linear attention{embedded}"
+    fig.suptitle(caption, fontsize=7)
 
     def frame(i):
         moving = update(X[i], R2[i]) if d == 2 else update(X[i], axis[i], r[i])
-        stamp.set_text(f"t = {t[i]:.1f}")  # plain text: a mathtext stamp was parsed anew every frame (0.5 s a job)
+        stamp.set_text(stamps[i] if stamps is not None else f"t = {t[i]:.1f}")  # plain text: a mathtext stamp was parsed anew every frame (0.5 s a job)
         line.set_data(t[: i + 1], r[: i + 1])
         dot.set_data([t[i]], [r[i]])
         return [*moving, stamp, line, dot]

@@ -1,0 +1,99 @@
+r"""Claims rows (C14, beyond the paper, informational) and the findings sentence of the looped stage, from
+``results/tables/looped.csv`` (one row per trained model and start; :mod:`lsadyn.paper.looped.runs`).
+
+* ``C14a-{task}-{model}``: every seed's trained model beats its task's baseline on the test set (the baselines of
+  :mod:`lsadyn.looped.tasks`). For LSA on ``majority`` the statement is the derived opposite, ``C14a-majority-lsa``:
+  the LSA update Σ_j⟨x_k, Ax_j⟩Vx_j/n is unchanged when any other token x_j turns into −x_j (it depends on the
+  tokens through M = Σ_j x_j x_jᵀ/n only), so the read token cannot learn the other tokens' bits: its loss cannot
+  go below the baseline's by more than the test set's noise (``tol``).
+* ``C14b-{task}-{model}``: the flow's certified regime (A, V, β of the weight file) is the looped network's at
+  ``loop_factor`` × its training depth, over the runs where both are certified (the others are counted as
+  undetermined).
+* ``C14c-{task}-{model}``: where both rotate, the network's rate equals the flow's within ``rate_rtol`` + O(h).
+* ``C14d``: quantising the weights to b bits keeps each decided predicted regime.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..rows import claim_row, counts_text
+
+EVIDENCE = "results/tables/looped.csv"
+
+
+def claim_rows(table: pd.DataFrame, tol: float = 0.02, rate_rtol: float = 0.1) -> list[dict]:
+    """The C14 rows (see the module) of the looped table."""
+    rows = []
+    if table is None or not len(table):
+        return rows
+    models = table.drop_duplicates(["task", "model", "seed"])
+    for (task, model), g in models.groupby(["task", "model"], sort=False):
+        gain = g.baseline_loss - g.task_loss
+        if task == "majority" and model == "lsa":
+            ok = gain <= tol * g.baseline_loss
+            stmt = ("majority (LSA): cannot beat the baseline, since the LSA update is even in every other token "
+                    "(derived, beyond the paper)")
+        else:
+            ok = gain > tol * g.baseline_loss
+            stmt = f"{task} ({model.upper()}): the trained looped layer beats the task's baseline on the test set"
+        note = "; ".join(f"seed {s}: loss {a:.3g} against baseline {b:.3g}"
+                         + (f" (accuracy {acc:.3f}, baseline {bacc:.3f})" if np.isfinite(acc) else "")
+                         for s, a, b, acc, bacc in zip(g.seed, g.task_loss, g.baseline_loss, g.accuracy,
+                                                       g.baseline_accuracy))
+        rows.append(claim_row(f"C14a-{task}-{model}", stmt, f"looped-{model}", len(g), int(ok.sum()),
+                              bool(ok.all()), EVIDENCE, note, informational=True))
+    for (task, model), g in table.groupby(["task", "model"], sort=False):
+        dec = g[g.decided]
+        n_und = int((~g.decided).sum())
+        agree = int(dec.agree.sum())
+        note = (f"flow: {counts_text(g.predicted_regime)}; looped network at {int(g.L_observed.iloc[0])} layers "
+                f"(t = {g.t_observed.iloc[0]:g}): {counts_text(g.observed_regime)}")
+        if n_und:
+            note += f"; {n_und} of {len(g)} runs without a certified label on one side"
+        rows.append(claim_row(f"C14b-{task}-{model}", f"{task} ({model.upper()}): the flow's certified regime is the "
+                              f"looped network's at {int(g.L_observed.iloc[0] // g.L.iloc[0])}x its training depth",
+                              f"looped-{model}", len(g), agree, bool(len(dec) and agree == len(dec)), EVIDENCE, note,
+                              informational=True, n_undetermined=n_und))
+        rot = g[(g.predicted_regime == "cluster_rotate") & (g.observed_regime == "cluster_rotate")]
+        if len(rot):
+            h = rot.h.to_numpy()
+            err = np.abs(rot.observed_rate - rot.predicted_rate) / np.abs(rot.predicted_rate)
+            ok = err <= rate_rtol + h * np.abs(rot.predicted_rate)
+            rows.append(claim_row(f"C14c-{task}-{model}", f"{task} ({model.upper()}): the looped network turns at the "
+                                  f"flow's rate (within {rate_rtol:g} + O(h))", f"looped-{model}", len(rot),
+                                  int(ok.sum()), bool(ok.all()), EVIDENCE,
+                                  f"relative errors {', '.join(f'{e:.3g}' for e in err)}", informational=True))
+    dec = table[table.predicted_regime != "undetermined"]
+    if len(dec):
+        kept = int((~dec.quantised_changed).sum())
+        rows.append(claim_row("C14d", "quantised trained layers keep their predicted regime", "tokens", len(dec), kept,
+                              kept == len(dec), EVIDENCE,
+                              "; ".join(f"{t}-{m} seed {s} ({st}): {q}" for t, m, s, st, q, c in
+                                        zip(dec.task, dec.model, dec.seed, dec.start, dec.quantised,
+                                            dec.quantised_changed) if c) or "no decided regime changed",
+                              informational=True))
+    return rows
+
+
+def found_sentence(rows: pd.DataFrame, table: pd.DataFrame | None) -> str:
+    """C14 in one sentence: what the trained layers learned, the regimes they sit in and how often the flow
+    predicts the looped network."""
+    if table is None or not len(table):
+        return "no looped models in this build"
+    models = table.drop_duplicates(["task", "model", "seed"])
+    learned = []
+    for (task, model), g in models.groupby(["task", "model"], sort=False):
+        learned.append(f"{task} {model.upper()} loss {g.task_loss.min():.2g}–{g.task_loss.max():.2g} "
+                       f"(baseline {g.baseline_loss.mean():.2g})")
+    dec = table[table.decided]
+    parts = [f"trained looped layers ({len(models)}): " + ", ".join(learned),
+             f"the flow sits in {counts_text(table.predicted_regime)}",
+             f"the flow's certified regime is the looped network's at {int(table.L_observed.iloc[0] // table.L.iloc[0])}× "
+             f"its training depth in {int(dec.agree.sum())} of {len(dec)} runs certified on both sides "
+             f"({int((~table.decided).sum())} of {len(table)} not certified on one side)"]
+    qd = table[table.predicted_regime != "undetermined"]
+    if len(qd):
+        parts.append(f"quantisation changes the predicted regime in {int(qd.quantised_changed.sum())} of {len(qd)}")
+    return "; ".join(parts)

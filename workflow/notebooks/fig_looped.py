@@ -1,0 +1,114 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Trained looped layers (claim C14, beyond the paper)
+# (a) Training: the loss of each (task, model, seed) against Adam steps, with the task's baseline (dashed). (b) r of
+# one trained model's uniform start, layer by layer (dots: the looped network at its own step h, against t = l·h)
+# beside the flow of the same (A, V, β) (line). (c) Regimes per task and model: the flow's certified label (left bar)
+# and the looped network's at loop_factor × its training depth (right bar). (d) The network's turning rate against
+# the flow's, where both turn. Reads results files only.
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from lsadyn_workflow.io import atomic_path, load_arrays, load_table
+
+from lsadyn.paper.plotting import COLUMN_WIDTH, panel_letter, save_figure, style
+
+if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
+    from lsadyn_workflow.mock import mock_snakemake
+
+    snakemake = mock_snakemake("fig_looped")
+sm = snakemake
+PDF, PNG, DPI = sm.output.pdf, sm.output.png, sm.params.dpi
+
+style()
+table = load_table(sm.input.table, "looped")
+curves = pd.concat([load_table(p, "looped_train") for p in sm.input.curves], ignore_index=True)
+arrays = {p: load_arrays(p) for p in sm.input.arrays}
+jobs = list(dict.fromkeys(zip(table.task, table.model)))
+colour = dict(zip(jobs, ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"]))
+REGIMES = ["cluster_converge", "cluster_rotate", "interior_converge", "oscillate", "undetermined"]
+SHADE = dict(zip(REGIMES, ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "0.75"]))
+
+# %%
+fig, axes = plt.subplots(2, 2, figsize=(2 * COLUMN_WIDTH, 5.4), layout="constrained")
+ax = axes[0, 0]
+for job in jobs:
+    g = curves[(curves.task == job[0]) & (curves.model == job[1])]
+    for k, (seed, s) in enumerate(g.groupby("seed")):
+        ax.plot(s.step, s.loss, color=colour[job], lw=1, alpha=0.9 if k == 0 else 0.5,
+                label=f"{job[0]} {job[1].upper()}" if k == 0 else None)
+    ax.axhline(g.baseline_loss.iloc[0], color=colour[job], ls="--", lw=0.8)
+ax.set_yscale("log")
+ax.set_xlabel("Adam step")
+ax.set_ylabel("training loss (dashed: baseline)")
+ax.legend(fontsize=6, loc="lower left")
+panel_letter(ax, "a")
+
+ax = axes[0, 1]
+for job in jobs:
+    key = [p for p in arrays if p.endswith(f"{job[0]}-{job[1]}.npz")][0]
+    a = arrays[key]
+    seed = min(int(k.split("_")[0][1:]) for k in a if k.endswith("_uniform_t"))
+    t, rl, rf = (a[f"s{seed}_uniform_{k}"] for k in ("t", "r_loop", "r_flow"))
+    ax.plot(t, rf, color=colour[job], lw=1)
+    ax.plot(t[::4], rl[::4], "o", ms=2.2, color=colour[job], mfc="none", mew=0.6)
+ax.set_xscale("symlog", linthresh=1.0)
+ax.set_xlabel("$t = l\\,h$ (layer $l$, step $h$)")
+ax.set_ylabel("$r = (d\\lambda_{max}(M) - 1)/(d - 1)$")
+ax.set_ylim(-0.05, 1.05)
+ax.plot([], [], "k-", lw=1, label="flow")
+ax.plot([], [], "ko", ms=2.2, mfc="none", label="looped network")
+ax.legend(fontsize=6, loc="lower right")
+panel_letter(ax, "b")
+
+ax = axes[1, 0]
+x = np.arange(len(jobs))
+for side, (col, off) in enumerate((("predicted_regime", -0.2), ("observed_regime", 0.2))):
+    bottom = np.zeros(len(jobs))
+    for reg in REGIMES:
+        cnt = np.array([int(((table.task == j[0]) & (table.model == j[1]) & (table[col] == reg)).sum()) for j in jobs])
+        ax.bar(x + off, cnt, 0.36, bottom=bottom, color=SHADE[reg], edgecolor="white", lw=0.5,
+               label=reg.replace("_", " ") if side == 0 else None)
+        bottom += cnt
+ax.set_xticks(x, [f"{j[0]}\n{j[1].upper()}" for j in jobs], fontsize=7)
+ax.set_ylabel("runs (left: flow, right: looped network)")
+ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+panel_letter(ax, "c")
+
+ax = axes[1, 1]
+rot = table[(table.predicted_regime == "cluster_rotate") & (table.observed_rate.notna())]
+if len(rot):
+    for job in jobs:
+        g = rot[(rot.task == job[0]) & (rot.model == job[1])]
+        ax.scatter(g.predicted_rate, g.observed_rate, s=16, color=colour[job], label=f"{job[0]} {job[1].upper()}")
+    top = float(np.nanmax(np.abs(np.r_[rot.predicted_rate, rot.observed_rate]))) * 1.15
+    ax.plot([0, top], [0, top], color="0.6", lw=0.8, ls=":", label="equal rates")
+    ax.set_xlim(0, top)
+    ax.set_ylim(0, top)
+    ax.legend(fontsize=6)
+else:
+    ax.text(0.5, 0.5, "no trained model's flow rotates", ha="center", va="center", transform=ax.transAxes, fontsize=7)
+ax.set_xlabel("flow's rate of arg $R_2$ (per unit $t$; $d > 2$: twice the axis's turn)")
+ax.set_ylabel("looped network's rate (per unit $t$)")
+panel_letter(ax, "d")
+
+dec = table[table.decided]
+lf = int(table.L_observed.iloc[0] // table.L.iloc[0])
+fig.suptitle(f"C14 (beyond the paper): trained looped layers; the flow's certified regime is the network's at {lf}× "
+             f"its depth in {int(dec.agree.sum())} of {len(dec)} runs certified on both sides "
+             f"({int((~table.decided).sum())} of {len(table)} not certified on one side)", fontsize=7.5)
+save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)
