@@ -84,3 +84,27 @@ def test_the_observed_rotation_rate_tends_to_the_flows_at_first_order(model):
         assert res.regime == "cluster_rotate"
         errs.append(abs(res.details["observed_rate"] - res.arg_R2_rate))
     assert errs[0] > errs[1] > errs[2] and 1.5 < errs[0] / errs[1] < 2.5 and 1.5 < errs[1] / errs[2] < 2.5, errs
+
+
+@pytest.mark.parametrize("model", ["lsa", "usa", "sa"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_clustered_network_turns_at_its_one_cluster_map_s_rate_which_tends_to_the_flow_s(model, seed):
+    """n tokens at one point move as one token, at any h: the looped network's rate over whole turns equals the
+    one-token map's, and that rate approaches the flow's at first order in h (rotation in a random embedded plane)."""
+    from lsadyn.looped import cluster_map_rate, iterate_rate
+
+    rng = np.random.default_rng(seed)
+    a, b = rng.uniform(0.5, 1.5), rng.uniform(0.5, 1.5)
+    Q = np.linalg.qr(rng.standard_normal((3, 3)))[0]
+    V = Q @ np.diag([1.0, 1.0, 0.2]) @ Q.T + Q[:, :2] @ np.array([[0, -b], [b, 0]]) @ Q[:, :2].T
+    p = Attention(a * np.eye(3), V, 1.0)
+    x = Q[:, 0]
+    X0 = x + 1e-3 * rng.standard_normal((20, 3))  # a tight cluster
+    X0 /= np.linalg.norm(X0, axis=1, keepdims=True)
+    h = 0.1
+    net = iterate_rate(looped_forward(X0, p, model, h, 2000), h)
+    assert net == pytest.approx(cluster_map_rate(x, p, model, h, 2000), rel=1e-3)
+    # the flow turns the cluster's axis at angular speed k·b (k = h(β⟨x, Ax⟩) = a, e^a, 1): arg R2 at 2·k·b
+    k = {"lsa": a, "usa": np.exp(a), "sa": 1.0}[model]
+    errs = [abs(cluster_map_rate(x, p, model, hh, int(60 / hh)) - 2 * k * b) for hh in (0.02, 0.01)]
+    assert 1.6 < errs[0] / errs[1] < 2.4, errs

@@ -90,19 +90,27 @@ ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
 panel_letter(ax, "c")
 
 ax = axes[1, 1]
-rot = table[(table.predicted_regime == "cluster_rotate") & (table.observed_rate.notna())]
+rot = table[(table.predicted_regime == "cluster_rotate") & (table.observed_regime == "cluster_rotate")]
 if len(rot):
     for job in jobs:
         g = rot[(rot.task == job[0]) & (rot.model == job[1])]
-        ax.scatter(g.predicted_rate, g.observed_rate, s=16, color=colour[job], label=f"{job[0]} {job[1].upper()}")
-    top = float(np.nanmax(np.abs(np.r_[rot.predicted_rate, rot.observed_rate]))) * 1.15
-    ax.plot([0, top], [0, top], color="0.6", lw=0.8, ls=":", label="equal rates")
-    ax.set_xlim(0, top)
-    ax.set_ylim(0, top)
-    ax.legend(fontsize=6)
+        if not len(g):
+            continue
+        ax.scatter(g.predicted_rate, g.observed_rate, s=18, color=colour[job], label=f"{job[0]} {job[1].upper()}: flow")
+        ax.scatter(g.map_rate, g.observed_rate, s=34, facecolors="none", edgecolors=colour[job], marker="s",
+                   label=f"{job[0]} {job[1].upper()}: one-cluster map at h")
+    rates = np.abs(np.r_[rot.predicted_rate, rot.observed_rate, rot.map_rate])
+    rates = rates[np.isfinite(rates) & (rates > 0)]
+    lo, hi = rates.min() / 1.6, rates.max() * 1.6
+    ax.plot([lo, hi], [lo, hi], color="0.6", lw=0.8, ls=":", label="equal rates")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.legend(fontsize=5.5, loc="upper left")
 else:
     ax.text(0.5, 0.5, "no trained model's flow rotates", ha="center", va="center", transform=ax.transAxes, fontsize=7)
-ax.set_xlabel("flow's rate of arg $R_2$ (per unit $t$; $d > 2$: twice the axis's turn)")
+ax.set_xlabel("predicted rate of arg $R_2$ (per unit $t$; $d > 2$: twice the axis's turn)")
 ax.set_ylabel("looped network's rate (per unit $t$)")
 panel_letter(ax, "d")
 

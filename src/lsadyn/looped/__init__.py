@@ -9,7 +9,7 @@ parsed) without loading the fields' compiled kernels."""
 from importlib import import_module
 
 _WHERE = {"attention_update": "forward", "looped_forward": "forward", "looped_regime": "regime",
-          "observe_iterates": "regime"}
+          "observe_iterates": "regime", "iterate_rate": "regime", "cluster_map_rate": "regime"}
 __all__ = sorted(_WHERE)
 
 

@@ -59,3 +59,32 @@ def looped_regime(X0, p: Attention, model: str, h: float, L: int, *, window: flo
         if res.regime != "undetermined" or res.details.get("stop"):
             break
     return res
+
+
+def iterate_rate(Xs: np.ndarray, h: float, window: float = 0.5) -> float:
+    """The rate of arg r·e^{2iφ} (φ the leading axis's swept angle; d = 2: arg R₂) per unit t = l·h, over the last
+    ``window`` of the iterates Xs (m, n, d), read over the largest whole number of turns in it (a rotation that is
+    not uniform along its orbit gives the wrong mean over a part of a turn); over the whole window when it holds
+    less than one turn."""
+    Xs = np.asarray(Xs, dtype=float)
+    obs = observe_iterates(Xs, h)
+    start = int(np.floor((1 - window) * (Xs.shape[0] - 1)))
+    d = Xs.shape[2]
+    phi = np.unwrap(np.angle(pseudo_r2(np.ones(Xs.shape[0] - start), obs[start:, 1:d + 1])))
+    t = h * np.arange(start, Xs.shape[0])
+    swept = phi[-1] - phi
+    turns = np.floor(abs(swept[0]) / (2 * np.pi))
+    if turns >= 1:
+        # the time at which |swept| = 2π·turns, by linear interpolation along the (monotone enough) phase
+        i = int(np.nonzero(np.abs(swept) >= 2 * np.pi * turns)[0][-1])
+        a, b = abs(swept[i]), abs(swept[i + 1])
+        t0 = t[i] + (a - 2 * np.pi * turns) / (a - b) * (t[i + 1] - t[i]) if a != b else t[i]
+        return float(np.sign(swept[0]) * 2 * np.pi * turns / (t[-1] - t0))
+    return float(swept[0] / (t[-1] - t[0]))
+
+
+def cluster_map_rate(x: np.ndarray, p: Attention, model: str, h: float, L: int, window: float = 0.5) -> float:
+    """:func:`iterate_rate` of the looped map of one token from x (d,): the map of a single cluster, since n tokens
+    at one point move as one (LSA: M = x xᵀ; USA: n·e^{β⟨x, Ax⟩}/n; SA: softmax weights 1/n). Beside the flow's
+    rate it separates the discrete step's effect (O(h·rate)) from the continuous model's."""
+    return iterate_rate(looped_forward(np.asarray(x, dtype=float)[None], p, model, h, L), h, window)

@@ -452,7 +452,7 @@ TABLES.update({
                               finite=("loss", "test_loss", "baseline_loss", "h"), text=("task", "model"),
                               integer=("seed", "step", "d", "n", "L")),
     "looped": TableSpec(numeric=("h", "t_observed", "task_loss", "baseline_loss", "reference_loss", "accuracy",
-                                 "baseline_accuracy", "predicted_rate", "observed_rate", "predicted_period",
+                                 "baseline_accuracy", "predicted_rate", "observed_rate", "map_rate", "predicted_period",
                                  "observed_period", "predicted_t"),
                         finite=("h", "t_observed", "task_loss", "baseline_loss"),
                         text=("task", "model", "start", "quantised", "weights"),

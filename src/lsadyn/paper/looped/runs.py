@@ -14,7 +14,10 @@ two starts — one test sequence of the task (``task``) and ``n_uniform`` i.i.d.
   predicts again from the same start.
 
 Rates are the rate of arg R₂ (d = 2) or of twice the leading axis's swept angle (d > 2), per unit t, so the
-network's per-layer turn is ``rate · h``.
+network's per-layer turn is ``rate · h``. The network's rate is read over whole turns of the second half of its run
+(:func:`lsadyn.looped.iterate_rate`). Where the network ends clustered, ``map_rate`` is the rate of the looped map of
+one token started at its cluster's centre (:func:`lsadyn.looped.cluster_map_rate`): the discrete step's prediction,
+which the flow's ``predicted_rate`` approaches as h → 0 at first order.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ import pandas as pd
 
 from ...api import simulate_regime
 from ...fields.attention import Attention, field_for
-from ...looped import looped_forward, looped_regime
+from ...exponents.cluster import cluster_centre
+from ...looped import cluster_map_rate, iterate_rate, looped_forward, looped_regime
 from ...looped.train import save_weights, train
 from ...observers import order_parameter_r
 from ...sampling import uniform_sphere
@@ -87,6 +91,9 @@ def compare(path, task, settings, seed: int, n_traj: int = 200):
     for start, X0 in starts.items():
         pred = simulate_regime(head.A, head.V, head.beta, X0=X0, model=model, seed=seed)
         obs = looped_regime(X0, p, model, h, L_obs)
+        X_obs = looped_forward(X0, p, model, h, L_obs)
+        centre = cluster_centre(model, X_obs[-1])
+        map_rate = np.nan if centre is None else cluster_map_rate(centre, p, model, h, L_obs)
         quant = {}
         for b in settings["bits"]:
             Ab, Vb = _quantised_head(head, int(b))
@@ -98,7 +105,7 @@ def compare(path, task, settings, seed: int, n_traj: int = 200):
             "L": L, "h": h, "L_observed": L_obs, "t_observed": h * L_obs,
             "predicted_regime": pred.regime, "observed_regime": obs.regime,
             "agree": bool(both and pred.regime == obs.regime), "decided": bool(both),
-            "predicted_rate": _rate(pred), "observed_rate": float(obs.details["observed_rate"]),
+            "predicted_rate": _rate(pred), "observed_rate": iterate_rate(X_obs, h), "map_rate": float(map_rate),
             "predicted_period": float(pred.period), "observed_period": float(obs.period),
             "predicted_t": float(pred.details.get("t_certified", pred.details.get("t_decide", np.nan))),
             "observed_layers": int(obs.details.get("layers", L_obs)),

@@ -9,7 +9,8 @@ r"""Claims rows (C14, beyond the paper, informational) and the findings sentence
 * ``C14b-{task}-{model}``: the flow's certified regime (A, V, β of the weight file) is the looped network's at
   ``loop_factor`` × its training depth, over the runs where both are certified (the others are counted as
   undetermined).
-* ``C14c-{task}-{model}``: where both rotate, the network's rate equals the flow's within ``rate_rtol`` + O(h).
+* ``C14c-{task}-{model}``: where both rotate, the network's rate equals its one-cluster map's (``map_rate``) within
+  ``rate_rtol``; the note gives the flow's relative error beside h·|rate|, the size of the step's first-order effect.
 * ``C14d``: quantising the weights to b bits keeps each decided predicted regime.
 """
 
@@ -23,7 +24,7 @@ from ..rows import claim_row, counts_text
 EVIDENCE = "results/tables/looped.csv"
 
 
-def claim_rows(table: pd.DataFrame, tol: float = 0.02, rate_rtol: float = 0.1) -> list[dict]:
+def claim_rows(table: pd.DataFrame, tol: float = 0.02, rate_rtol: float = 0.02) -> list[dict]:
     """The C14 rows (see the module) of the looped table."""
     rows = []
     if table is None or not len(table):
@@ -58,13 +59,17 @@ def claim_rows(table: pd.DataFrame, tol: float = 0.02, rate_rtol: float = 0.1) -
                               informational=True, n_undetermined=n_und))
         rot = g[(g.predicted_regime == "cluster_rotate") & (g.observed_regime == "cluster_rotate")]
         if len(rot):
-            h = rot.h.to_numpy()
-            err = np.abs(rot.observed_rate - rot.predicted_rate) / np.abs(rot.predicted_rate)
-            ok = err <= rate_rtol + h * np.abs(rot.predicted_rate)
-            rows.append(claim_row(f"C14c-{task}-{model}", f"{task} ({model.upper()}): the looped network turns at the "
-                                  f"flow's rate (within {rate_rtol:g} + O(h))", f"looped-{model}", len(rot),
-                                  int(ok.sum()), bool(ok.all()), EVIDENCE,
-                                  f"relative errors {', '.join(f'{e:.3g}' for e in err)}", informational=True))
+            err_map = np.abs(rot.observed_rate - rot.map_rate) / np.abs(rot.map_rate)
+            err_flow = np.abs(rot.observed_rate - rot.predicted_rate) / np.abs(rot.predicted_rate)
+            ok = err_map <= rate_rtol
+            rows.append(claim_row(
+                f"C14c-{task}-{model}", f"{task} ({model.upper()}): the looped network turns at its one-cluster map's "
+                f"rate (within {rate_rtol:g}); the flow's rate differs at O(h·rate)", f"looped-{model}", len(rot),
+                int(ok.sum()), bool(ok.all()), EVIDENCE,
+                "; ".join(f"seed {s} {st}: network {o:.4g}, one-cluster map {m:.4g}, flow {f:.4g} (flow off by "
+                          f"{e:.2g}, h·rate {hh * abs(f):.2g})" for s, st, o, m, f, e, hh in
+                          zip(rot.seed, rot.start, rot.observed_rate, rot.map_rate, rot.predicted_rate, err_flow,
+                              rot.h)), informational=True))
     dec = table[table.predicted_regime != "undetermined"]
     if len(dec):
         kept = int((~dec.quantised_changed).sum())
@@ -93,6 +98,15 @@ def found_sentence(rows: pd.DataFrame, table: pd.DataFrame | None) -> str:
              f"the flow's certified regime is the looped network's at {int(table.L_observed.iloc[0] // table.L.iloc[0])}× "
              f"its training depth in {int(dec.agree.sum())} of {len(dec)} runs certified on both sides "
              f"({int((~table.decided).sum())} of {len(table)} not certified on one side)"]
+    rot = table[(table.predicted_regime == "cluster_rotate") & (table.observed_regime == "cluster_rotate")]
+    if len(rot) and "map_rate" in rot:
+        e_map = np.abs(rot.observed_rate - rot.map_rate) / np.abs(rot.map_rate)
+        e_flow = np.abs(rot.observed_rate - rot.predicted_rate) / np.abs(rot.predicted_rate)
+        worst = int(np.argmax(e_flow.to_numpy()))
+        parts.append(f"where both rotate ({len(rot)} runs) the network turns at its one-cluster map's rate within "
+                     f"{e_map.max():.1g}, while the flow's rate is off by {e_flow.min():.2g}–{e_flow.max():.2g}, "
+                     f"growing with h·rate (up to {rot.h.iloc[worst] * abs(rot.predicted_rate.iloc[worst]):.2g}): "
+                     "the discrete step, not the flow, sets the rate at the trained h")
     qd = table[table.predicted_regime != "undetermined"]
     if len(qd):
         parts.append(f"quantisation changes the predicted regime in {int(qd.quantised_changed.sum())} of {len(qd)}")
