@@ -5,7 +5,7 @@ what that module needs (the pipeline tracks those imports as job inputs).
 See each module's docstring for the equation it implements.
 """
 
-from importlib import import_module
+from ._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -25,13 +25,4 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name):
-    if name in _WHERE:
-        value = getattr(import_module(f".{_WHERE[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'lsadyn' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(list(globals()) + __all__)
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

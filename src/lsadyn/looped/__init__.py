@@ -6,20 +6,11 @@ tasks trained looped layers learn (:mod:`lsadyn.looped.tasks`, numpy only) and t
 The names are imported on first use, so that ``lsadyn.looped.tasks`` can be read (as the workflow does when it is
 parsed) without loading the fields' compiled kernels."""
 
-from importlib import import_module
+from .._lazy import lazy_exports
 
 _WHERE = {"attention_update": "forward", "looped_forward": "forward", "looped_regime": "regime",
           "observe_iterates": "regime", "iterate_rate": "regime", "cluster_map_rate": "regime"}
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name):
-    if name in _WHERE:
-        value = getattr(import_module(f".{_WHERE[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'lsadyn.looped' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(list(globals()) + __all__)
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
