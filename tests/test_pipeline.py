@@ -20,7 +20,7 @@ from conftest import QUICK, ROOT, checkout_env, copy_repo, smk
 TABLES = ["regimes.csv", "agreement.csv", "disagreements.csv", "claims.csv", "bifurcation_fit.csv", "stability.csv",
           "highdim.csv", "offmanifold.csv", "robustness.csv", "persistence.csv", "continuation.csv",
           "atlas.csv", "atlas_invariants.csv", "atlas_phase.csv", "exponents.csv", "floquet.csv", "basins.csv",
-          "usa_oscillation.csv", "usa_oscillation_growth.csv"]
+          "usa_oscillation.csv", "usa_oscillation_growth.csv", "looped.csv"]
 MOVIES = ["cluster_converge", "cluster_rotate", "interior_converge", "oscillate"]
 
 
@@ -122,7 +122,7 @@ def test_quick_build_makes_every_output_and_then_nothing_to_do(built):
         assert (built / "results/tables" / t).stat().st_size > 0
     for fig in ["fig_case1", "fig_case2", "fig_case3", "fig_case4", "fig_bifurcation", "fig_stability", "fig_highdim",
                 "fig_offmanifold", "fig_persistence", "fig_continuation", "fig_atlas", "fig_exponents",
-                "fig_usa_oscillation"]:
+                "fig_usa_oscillation", "fig_looped"]:
         assert (built / f"paper_figures/{fig}.pdf").stat().st_size > 1000
         assert (built / f"paper_figures/{fig}.png").stat().st_size > 1000
     assert planned_jobs(built) == []
@@ -191,9 +191,9 @@ def test_partial_rerun_after_editing_a_figure_notebook(built_copy):
     [
         ("paper/plotting.py", sorted(["all", "fig_atlas", "fig_bifurcation", "fig_case1", "fig_case2", "fig_case3", "fig_case4",
                                       "fig_continuation", "fig_exponents", "fig_usa_oscillation", "fig_highdim", "fig_offmanifold", "fig_persistence", "fig_robustness",
-                                      "fig_stability"]
+                                      "fig_stability", "fig_looped", "looped_movie"]
                                      + [f"movie[{m}]" for m in MOVIES])),
-        ("paper/movies/frames.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES])),
+        ("paper/movies/frames.py", sorted(["all", "looped_movie"] + [f"movie[{m}]" for m in MOVIES])),
         ("paper/movies/runs.py", sorted(["all"] + [f"movie[{m}]" for m in MOVIES])),
         ("distances.py", sorted(["all", "claims_table", "compile_bl_kernels", "findings", "fig_stability",
                                  "stability_table"]
