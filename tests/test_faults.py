@@ -23,7 +23,7 @@ import pytest
 from conftest import child_pids, pid_alive
 from conftest import smk as conftest_smk
 from lsadyn_workflow import config as pconfig
-from lsadyn_workflow.io import ResultFileError, load_arrays, load_table, write_csv, write_npz
+from lsadyn_workflow.io import TABLES, ResultFileError, load_arrays, load_table, write_csv, write_npz
 
 from lsadyn import budget
 
@@ -63,6 +63,7 @@ def _sim(tmp_path, params):
     out = params.copy()
     for m in ("oa", "ws", "particles"):
         out[f"regime_{m}"] = "cluster_converge"
+        out[f"certified_{m}"] = True
         out[f"abs_R2_{m}"] = 0.999
         out[f"rate_{m}"] = 0.0
         out[f"period_{m}"] = np.nan
@@ -76,7 +77,8 @@ def _sim(tmp_path, params):
 def _highdim_run(tmp_path):
     df = pd.DataFrame([{"scenario": "identity", "model": m, "d": 20, "n_tokens": 64, "horizon": 150.0,
                         "expect": "cluster_converge",
-                        "regime": "cluster_converge", "r_final": 1.0, "drift_rate": 0.0, "period": np.nan,
+                        "regime": "cluster_converge", "certified": True, "r_final": 1.0, "drift_rate": 0.0,
+                        "period": np.nan, "certified_check": True,
                         "mean_token_norm": 0.0, "rtol": 1e-7, "rtol_check": 1e-9, "regime_check": "cluster_converge",
                         "r_final_check": 1.0, "drift_rate_check": 0.0, "check_ok": True,
                         "r_change_last_quarter": 0.0, "offplane_start": 0.9, "offplane_final": 0.5,
@@ -93,7 +95,8 @@ def _stability_run(tmp_path):
                         "strength": s, "seed": 1, "n": 400, "eps": s / 2, "abs_R2_0": 0.01,
                         "regime_tokens": "cluster_converge", "regime_oa": "cluster_converge", "abs_R2_tokens": 1.0,
                         "abs_R2_oa": 1.0, "rate_tokens": 0.0, "rate_oa": 0.0, "discrepancy": 0.0,
-                        "checked_tokens": "Newton: a sink", "checked_oa": "equilibrium on the circle"}
+                        "checked_tokens": "Newton: a sink", "checked_oa": "equilibrium on the circle",
+                        "certified_tokens": True, "certified_oa": True}
                        for s in (0.03, 0.3)])
     path = tmp_path / "results/stability/sym_pos_def.csv"
     write_csv(df, path)
@@ -950,8 +953,45 @@ def test_nan_in_a_decided_runs_value_is_one_line_naming_file_column_and_row(tmp_
     assert f"column {col} has NaN or inf in 1 row(s)" in msg and "first: row 2" in msg and "cluster_rotate" in msg
     # an undetermined run may have no value, and a period is NaN for a run that does not oscillate
     df.loc[1, label] = "undetermined"
+    flag = TABLES[kind].certified and dict(TABLES[kind].certified)[label]
+    df.loc[1, flag] = False  # and has no certificate
     df.to_csv(path, index=False)
     assert len(load_table(path, kind, rows=rows)) == len(df)
+
+
+# the certified-labels issue, "no table pairs a label with an uncertified run": every table of labelled runs carries
+# a certified flag beside each label, and the loader refuses a label without a certificate, or a certificate on an
+# undetermined run, in one line naming the file, the row and both columns
+@pytest.mark.parametrize("make,kind,label", [
+    (_sim, "sim", "regime_ws"),
+    (_highdim_run, "highdim_run", "regime"),
+    (_highdim_run, "highdim_run", "regime_check"),
+    (_stability_run, "stability_run", "regime_tokens"),
+])
+def test_a_label_without_its_certificate_is_one_line(tmp_path, make, kind, label):
+    path = make(tmp_path, _params(tmp_path)[0]) if make is _sim else make(tmp_path)
+    flag = dict(TABLES[kind].certified)[label]
+    good = pd.read_csv(path)
+    for regime, certified in (("cluster_rotate", False), ("undetermined", True)):
+        df = good.copy()
+        df.loc[1, label] = regime
+        df.loc[1, flag] = certified
+        df.to_csv(path, index=False)
+        with pytest.raises(ResultFileError) as err:
+            load_table(path, kind)
+        msg = str(err.value)
+        assert "\n" not in msg and msg.startswith(str(path)) and "delete it and rerun" in msg
+        assert f"row 2: {label} is {regime!r} but {flag} is {str(certified).lower()}" in msg
+
+
+def test_every_table_of_labels_carries_its_certificate_flag():
+    """Each run-level table whose rows hold regime labels from a decision procedure names a certified flag for
+    each label column (the summaries derived from them, and the OA attractors' analytic table, do not)."""
+    derived = {"atlas", "regimes"}  # counts over labelled runs; the OA attractors of the sims
+    for kind, spec in TABLES.items():
+        if spec.labels and kind not in derived:
+            flagged = {label for label, _ in spec.certified}
+            assert set(spec.labels) - {"regime_oa_token_start"} <= flagged, kind
 
 
 def test_nan_in_a_json_record_is_one_line(tmp_path):

@@ -46,11 +46,13 @@ for model in sc.get("models") or run["models"]:
                                         model, t_burn=horizon * tau / 2, t_avg=horizon * tau / 2)
         log.info("%s %s: transverse exponent of the plane %+.4f per tau", sm.wildcards.scenario, model, lam)
     rows.append({"scenario": sm.wildcards.scenario, "model": model, "d": run["d"], "n_tokens": run["n_tokens"],
-                 "horizon": horizon, "expect": sc["expect"], "regime": res["regime"], "r_final": res["r_final"],
+                 "horizon": horizon, "expect": sc["expect"], "regime": res["regime"],
+                 "certified": res["certified"], "r_final": res["r_final"],
                  "drift_rate": res["drift_rate"], "period": res["period"],
                  "mean_token_norm": res["mean_token_norm"],
                  "cluster_shape": end_shape(res["regime"], res["cluster_shape"]),  # "" for an undetermined run
                  "rtol": run["rtol"], "rtol_check": rtol_check, "regime_check": check["regime"],
+                 "certified_check": check["certified"],
                  "r_final_check": check["r_final"], "drift_rate_check": check["drift_rate"],
                  "check_ok": ok, "r_change_last_quarter": change, "offplane_start": res["offplane_start"],
                  "offplane_final": res["offplane_final"], "transverse_rate": lam,

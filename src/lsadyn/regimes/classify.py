@@ -105,6 +105,13 @@ class RegimeResult:
     method: str = ""
     details: dict = field(default_factory=dict)
 
+    @property
+    def certified(self) -> bool:
+        """True when the label comes with a checked attractor (``details['certified']``, set by
+        :mod:`lsadyn.regimes.certify` and :mod:`lsadyn.regimes.tokens`); False for the window rule and for
+        ``undetermined``."""
+        return bool(self.details.get("certified", False))
+
     def as_dict(self) -> dict:
         out = asdict(self)
         out.update(out.pop("details"))

@@ -327,7 +327,9 @@ class TableSpec:
     values must be finite in every row whose label is not ``undetermined`` (a run the classifier could
     not decide may have no rate; a rotating or converging one always has one); ``text``: text columns;
     ``labels``: columns holding a regime label; ``integer``: integer-valued columns; ``boolean``:
-    true/false columns; ``required``: columns that must be there, of any type. Columns listed in
+    true/false columns; ``required``: columns that must be there, of any type; ``certified``: pairs ``(label
+    column, flag column)``: the flag (true/false) must be true exactly in the rows whose label is not
+    ``undetermined`` (no table pairs a label with a run whose attractor was not checked). Columns listed in
     none of ``finite``/``finite_unless_undetermined`` may be NaN (a period of a run that does not
     oscillate, a fit with too few points)."""
 
@@ -339,11 +341,13 @@ class TableSpec:
     boolean: tuple = ()
     required: tuple = ()
     finite_unless_undetermined: tuple = ()
+    certified: tuple = ()
 
     @property
     def columns(self) -> tuple:
         seen = dict.fromkeys(self.numeric + self.finite + self.text + self.labels + self.integer + self.boolean
-                             + self.required + tuple(c for _, cols in self.finite_unless_undetermined for c in cols))
+                             + self.required + tuple(c for _, cols in self.finite_unless_undetermined for c in cols)
+                             + tuple(c for pair in self.certified for c in pair))
         return tuple(seen)
 
 
@@ -359,6 +363,7 @@ TABLES = {
         numeric=(*_PARAMS.numeric, *(f"{q}_{m}" for m in _METHODS for q in ("abs_R2", "rate", "period"))),
         finite=_PARAMS.finite,
         finite_unless_undetermined=tuple((f"regime_{m}", (f"abs_R2_{m}", f"rate_{m}")) for m in _METHODS),
+        certified=tuple((f"regime_{m}", f"certified_{m}") for m in _METHODS),
         text=_PARAMS.text, labels=(*(f"regime_{m}" for m in _METHODS), "regime_oa_token_start"),
         integer=("point_id",)),
     "highdim_run": TableSpec(
@@ -368,17 +373,19 @@ TABLES = {
         finite=("rtol", "rtol_check", "horizon", "offplane_start"), text=("scenario", "model"), labels=("regime", "regime_check"),
         finite_unless_undetermined=(("regime", ("r_final", "drift_rate", "mean_token_norm", "r_change_last_quarter")),
                                     ("regime_check", ("r_final_check",))),
+        certified=(("regime", "certified"), ("regime_check", "certified_check")),
         integer=("d", "n_tokens"), boolean=("check_ok",)),
     "stability_run": TableSpec(
         numeric=("strength", "eps", "abs_R2_0", "abs_R2_tokens", "abs_R2_oa", "rate_tokens", "rate_oa"),
         finite=("strength", "eps", "abs_R2_0"), text=("regime", "family", "checked_tokens", "checked_oa"),
         finite_unless_undetermined=(("regime_tokens", ("abs_R2_tokens", "rate_tokens")),
                                     ("regime_oa", ("abs_R2_oa", "rate_oa"))),
+        certified=(("regime_tokens", "certified_tokens"), ("regime_oa", "certified_oa")),
         labels=("regime_tokens", "regime_oa"), integer=("seed", "n"), boolean=("hypothesis",)),
     "robustness_run": TableSpec(
         numeric=("delta", "rel_change_A", "rel_change_V", "abs_R2", "rate", "period", "tau", "min_rate"),
         finite=("delta", "rel_change_V", "tau", "min_rate"), text=("scenario", "model", "kind", "checked"),
-        labels=("regime",),
+        labels=("regime",), certified=(("regime", "certified"),),
         finite_unless_undetermined=(("regime", ("abs_R2", "rate")),),
         integer=("run", "d", "n_tokens", "perturb_seed", "bits")),
     "persistence_run": TableSpec(
@@ -389,7 +396,7 @@ TABLES = {
         text=("study", "scenario", "model", "cluster_shape", "checked"),
         finite_unless_undetermined=(("regime", ("r_final", "r_min", "r_max", "r_mean", "rate", "mean_token_norm",
                                                 "majority")),),
-        labels=("regime",), integer=("run_id", "d", "seed", "n_tokens")),
+        labels=("regime",), certified=(("regime", "certified"),), integer=("run_id", "d", "seed", "n_tokens")),
     "bifurcation_fit": TableSpec(  # lsadyn.paper.cases2d.summary.bifurcation_summary
         numeric=("mu_c_theory", "mu_converge_max", "mu_rotate_min", "fit_exponent", "fit_prefactor", "theory_exponent",
                  "theory_prefactor", "exact_law_fit_exponent", "exact_law_fit_prefactor", "fit_dmu_min", "fit_dmu_max",
@@ -429,9 +436,10 @@ TABLES = {
 TABLES.update({
     "atlas_d2": TableSpec(numeric=("trA", "detA", "discA", "trV", "detV", "discV", "abs_R2", "budget_factor"),
                           finite=("trA", "detA", "discA", "trV", "detV", "discV"), text=("ensemble",),
-                          labels=("regime",), integer=("sample",)),
+                          labels=("regime",), certified=(("regime", "certified"),), integer=("sample",)),
     "atlas_tokens": TableSpec(numeric=("beta", "budget_factor"), finite=("beta",),
                               text=("ensemble", "model", "cluster_shape"), labels=("regime",),
+                              certified=(("regime", "certified"),),
                               integer=("d", "n_tokens", "sample"), boolean=("settled",)),
     "atlas_phase": TableSpec(numeric=("beta", "t", "r", "pairs"), finite=("beta", "t", "r", "pairs"),
                              text=("ensemble", "model"), integer=("d", "n_tokens", "run")),
@@ -457,6 +465,7 @@ TABLES.update({
                         finite=("h", "t_observed", "task_loss", "baseline_loss"),
                         text=("task", "model", "start", "quantised", "weights"),
                         labels=("predicted_regime", "observed_regime"),
+                        certified=(("predicted_regime", "predicted_certified"), ("observed_regime", "observed_certified")),
                         integer=("seed", "d", "n", "L", "L_observed", "observed_layers"),
                         boolean=("agree", "decided", "quantised_changed"),
                         required=("predicted_checked", "observed_checked")),
@@ -541,6 +550,15 @@ def load_table(path, kind: str = "any", *, rows: int | None = None, rows_like=No
             bad = sorted(set(df[col].astype(str)) - labels)
             if bad:
                 _fail(path, f"column {col} holds {bad[0]!r}, not a regime label ({', '.join(sorted(labels))})")
+    for label, flag in spec.certified:
+        vals = df[flag].astype(str).str.lower()
+        if not set(vals) <= {"true", "false"}:
+            _fail(path, f"column {flag} must be true/false, found {sorted(set(vals) - {'true', 'false'})[:3]}")
+        bad = (df[label].astype(str) != "undetermined").to_numpy() != (vals == "true").to_numpy()
+        if bad.any():
+            first = int(bad.argmax())
+            _fail(path, f"row {first + 1}: {label} is {df[label].iloc[first]!r} but {flag} is {vals.iloc[first]}: "
+                        f"a label is given exactly when its attractor is certified ({int(bad.sum())} such row(s))")
     if rows_like is not None:
         ref = load_table(rows_like, "params")
         if len(df) != len(ref):

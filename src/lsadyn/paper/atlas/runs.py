@@ -20,12 +20,12 @@ from ...regimes.classify import RegimeResult
 from ...sampling import uniform_sphere
 from .plan import phase_times
 
-D2_COLUMNS = ["ensemble", "sample", "trA", "detA", "discA", "trV", "detV", "discV", "regime", "abs_R2",
-              "budget_factor", "failed"]
+D2_COLUMNS = ["ensemble", "sample", "trA", "detA", "discA", "trV", "detV", "discV", "regime", "certified",
+              "abs_R2", "budget_factor", "failed"]
 #: d = 2 samples per call of predict_regime_batch (results do not depend on it: every point is integrated alone)
 D2_BATCH = 2000
-TOKEN_COLUMNS = ["ensemble", "model", "d", "n_tokens", "sample", "beta", "regime", "settled", "cluster_shape",
-                 "budget_factor"]
+TOKEN_COLUMNS = ["ensemble", "model", "d", "n_tokens", "sample", "beta", "regime", "certified", "settled",
+                 "cluster_shape", "budget_factor"]
 PHASE_COLUMNS = ["ensemble", "model", "d", "n_tokens", "beta", "run", "t", "r", "pairs"]
 
 
@@ -75,7 +75,7 @@ def run_d2(job: dict, progress=None) -> pd.DataFrame:
         parts.append(pd.DataFrame({
             "ensemble": sl["ensemble"], "sample": np.arange(a, b), "trA": ia["tr"], "detA": ia["det"],
             "discA": ia["disc"], "trV": iv["tr"], "detV": iv["det"], "discV": iv["disc"],
-            "regime": [r.regime for r in res], "abs_R2": [r.abs_R2 for r in res],
+            "regime": [r.regime for r in res], "certified": [r.certified for r in res], "abs_R2": [r.abs_R2 for r in res],
             "budget_factor": [r.details.get("budget_factor", np.nan) for r in res], "failed": failed}))
         if progress is not None:
             progress(sl["ensemble"], b - a)
@@ -94,7 +94,8 @@ def run_tokens(job: dict, progress=None) -> pd.DataFrame:
         res = regime_batch(g["model"], A, V, float(job["beta"]), X0, horizon=float(job["horizon"]),
                            n_samples=int(job["n_times"]), dt=float(job["dt"]), budget=float(job["budget_factor"]))
         for k, b in enumerate(res):
-            rows.append((g["ensemble"], g["model"], d, n, k, float(job["beta"]), b.result.regime, bool(b.settled),
+            rows.append((g["ensemble"], g["model"], d, n, k, float(job["beta"]), b.result.regime, b.result.certified,
+                         bool(b.settled),
                          b.cluster_shape, b.result.details.get("budget_factor", np.nan)))
         if progress is not None:
             progress(g, m)

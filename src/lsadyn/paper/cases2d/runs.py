@@ -17,6 +17,7 @@ from .plan import matches, matrices
 def _columns(results, method):
     return {
         f"regime_{method}": [r.regime for r in results],
+        f"certified_{method}": [r.certified for r in results],
         f"abs_R2_{method}": [r.abs_R2 for r in results],
         f"rate_{method}": [r.arg_R2_rate for r in results],
         f"period_{method}": [r.period for r in results],

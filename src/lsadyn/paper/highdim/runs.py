@@ -117,7 +117,7 @@ def run_highdim(A, V, beta, model, n, seed, horizon, n_samples, *, rtol=1e-7, at
     # the window-only convergence check skips the prediction (it compares regime, r and rate only)
     lam_theory = float("nan") if window_only else run_state_exponent(model, res.regime, X_end, p, tau, res.period)
     return {
-        "regime": res.regime, "r_final": res.abs_R2, "drift_rate": res.arg_R2_rate, "period": res.period,
+        "regime": res.regime, "certified": res.certified, "r_final": res.abs_R2, "drift_rate": res.arg_R2_rate, "period": res.period,
         "mean_token_norm": float(mean_token_norm(X_end)), "cluster_shape": cluster_shape(X_end),
         "seconds": seconds, "n_steps": traj.n_steps, "n_evals": traj.n_evals, "rtol": rtol, "atol": atol,
         "t": t_obs, "r": traj.y[:, 0], "swept_angle": np.unwrap(np.angle(signal)) / 2,

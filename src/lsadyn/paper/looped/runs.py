@@ -104,6 +104,7 @@ def compare(path, task, settings, seed: int, n_traj: int = 200):
             "task": task.name, "model": model, "seed": int(seed), "start": start, "d": task.d, "n": X0.shape[0],
             "L": L, "h": h, "L_observed": L_obs, "t_observed": h * L_obs,
             "predicted_regime": pred.regime, "observed_regime": obs.regime,
+            "predicted_certified": pred.certified, "observed_certified": obs.certified,
             "agree": bool(both and pred.regime == obs.regime), "decided": bool(both),
             "predicted_rate": _rate(pred), "observed_rate": iterate_rate(X_obs, h), "map_rate": float(map_rate),
             "predicted_period": float(pred.period), "observed_period": float(obs.period),

@@ -58,7 +58,7 @@ LIMIT_CYCLE = ("limit_cycle", "limit_cycle_plane")
 PLAN_COLUMNS = ["study", "scenario", "expect", "model", "d", "seed", "beta", "horizon", "n_tokens", "n_samples"]
 RESULT_COLUMNS = ["regime", "r_final", "r_min", "r_max", "r_mean", "rate", "period", "cluster_shape",
                   "mean_token_norm", "majority", "tau", "budget_factor", "rate_theory", "rate_rel_err",
-                  "r_change_last_quarter", "contraction_exponent", "contraction_exponent_theory", "checked"]
+                  "r_change_last_quarter", "contraction_exponent", "contraction_exponent_theory", "certified", "checked"]
 
 
 def saddle_node_pair(a: float, s: float, delta: float, rest_A: float, rest_V: float, horizon: float) -> dict:

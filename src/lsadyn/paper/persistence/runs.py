@@ -72,6 +72,7 @@ def run_chunk(runs: pd.DataFrame, scenarios: dict, *, n_samples: int, dt: float,
                        r_change_last_quarter=b.r_change_last_quarter, contraction_exponent=b.contraction_exponent,
                        contraction_exponent_theory=run_state_exponent(
                            model, b.result.regime, b.X, attention(A_i, V_i, r.beta), b.tau, b.result.period),
+                       certified=b.result.certified,
                        # the certificate (what was checked), or why the run has no label
                        checked=b.result.details.get("checked") or b.result.details.get("reason", ""))
             recs[i] = rec

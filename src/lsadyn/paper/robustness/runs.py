@@ -397,6 +397,7 @@ def run_chunk(plan: pd.DataFrame, scenarios: dict, *, beta: float, horizon: floa
         # slowest rotation of arg R2 the decision procedure can see: min_turn within the window of the last horizon
         gg["min_rate"] = t.min_turn / (t.window * budget * horizon * tau)
         gg["regime"] = [r.regime for r in res]
+        gg["certified"] = [r.certified for r in res]
         gg["abs_R2"] = [r.abs_R2 for r in res]
         gg["rate"] = [r.arg_R2_rate for r in res]
         gg["period"] = [r.period for r in res]

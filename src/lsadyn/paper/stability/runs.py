@@ -58,6 +58,7 @@ def run_stability(A, V, beta, populations, horizon, n_samples, tol=None, rtol=1e
             "n": n, "eps": bl_distance_to_uniform(theta), "oa_distance": oa_manifold_distance(theta),
             "abs_R2_0": float(abs(R0)),
             "regime_tokens": res_p.regime, "regime_oa": res_oa.regime,
+            "certified_tokens": res_p.certified, "certified_oa": res_oa.certified,
             "abs_R2_tokens": res_p.abs_R2, "abs_R2_oa": res_oa.abs_R2,
             "rate_tokens": res_p.arg_R2_rate / tau, "rate_oa": res_oa.arg_R2_rate / tau,
             "discrepancy": float(np.mean(np.abs(R_p[start:] - R_oa[start:]))),
