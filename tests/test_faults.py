@@ -753,6 +753,28 @@ def test_api_checks_the_budget_before_integrating():
     assert time.monotonic() - t0 < 10  # refused up front, nothing integrated
 
 
+# issue 45, case 3: "ws_regime(np.eye(2), V, n=10**9) takes 19-24 s and peaks at 7.95 GB before it raises 'the run
+# needs 640 GB'". Every public entry point that draws or takes n tokens refuses before allocating them.
+@pytest.mark.parametrize("entry", ["ws_regime", "ws_regime_batch", "particles_regime_batch", "simulate_regime"])
+def test_a_too_big_run_is_refused_before_any_allocation(entry):
+    import tracemalloc
+
+    import lsadyn
+
+    f = getattr(lsadyn, entry)  # the lazy import is not the refusal's cost
+    V = np.array([[0.5, 1], [-1, -0.48]])
+    args = (np.eye(2)[None], V[None]) if entry.endswith("_batch") else (np.eye(2), V)
+    tracemalloc.start()
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(ValueError, match=r"^n: the run needs 640 GB of memory"):
+            f(*args, n=10**9)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert time.monotonic() - t0 < 1.0 and peak < 100e6
+
+
 def test_api_progress_callback_reaches_one():
     from lsadyn.api import simulate_regime
 

@@ -265,10 +265,11 @@ def particles_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_s
     A, V, beta, tau = _batch_inputs(A, V, beta)
     horizon = as_positive_float(horizon, "horizon")
     n_samples = as_int_at_least(n_samples, "n_samples", 64)
+    # the cost check comes before any allocation of the n tokens
+    check_budget(as_int_at_least(n, "n", 2) if z0 is None else np.shape(z0)[-1], 2, "lsa", horizon, n_samples,
+                 max_bytes=max_bytes, max_seconds=max_seconds, runs=A.shape[0])
     if z0 is None:
         z0 = np.exp(2j * uniform_angles(as_int_at_least(n, "n", 2), as_int_at_least(seed, "seed", 0)))
-    check_budget(np.shape(z0)[-1], 2, "lsa", horizon, n_samples, max_bytes=max_bytes, max_seconds=max_seconds,
-                 runs=A.shape[0])
     coeffs = kuramoto_coefficients(A, V, beta * tau)
     if engine == "compiled":
         run = PhasePointRun(coeffs, z0, rtol, atol)
@@ -332,8 +333,8 @@ def ws_regime_batch(A, V, beta=1.0, *, n=1000, seed=0, horizon=400.0, n_samples=
     horizon = as_positive_float(horizon, "horizon")
     n_samples = as_int_at_least(n_samples, "n_samples", 64)
     n = as_int_at_least(n, "n", 2)
-    theta0 = uniform_angles(n, as_int_at_least(seed, "seed", 0))
     check_budget(n, 2, "ws", horizon, n_samples, max_bytes=max_bytes, max_seconds=max_seconds, runs=A.shape[0])
+    theta0 = uniform_angles(n, as_int_at_least(seed, "seed", 0))  # after the cost check: n may be huge
     coeffs = kuramoto_coefficients(A, V, beta * tau)
     if engine == "compiled":
         from .solvers.phase_points import WS_KIND
