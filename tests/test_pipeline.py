@@ -67,7 +67,40 @@ BAD_CONFIGS = [
     ("stability:\n  regimes:\n    rotating:\n      V: [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\n",
      "stability.regimes.rotating.V"),  # wrong size
     ("stability:\n  horizon: -1.0\n", "stability.horizon"),
+    ("agreement:\n  n_tokens: 100000000\n", "agreement.n_tokens"),  # a size past the machine (issue 45, case 5)
+    ("highdim:\n  n_tokens: 10000000\n", "highdim.n_tokens"),
 ]
+
+
+def _integer_nodes(node, path, defs):
+    """(key path, schema node) of every integer-valued entry of the schema (``$ref`` resolved, arrays' items)."""
+    if isinstance(node, dict):
+        if "$ref" in node:
+            yield from _integer_nodes({**defs[node["$ref"].split("/")[-1]], **{k: v for k, v in node.items()
+                                                                              if k != "$ref"}}, path, defs)
+            return
+        if node.get("type") == "integer":
+            yield path, node
+        for k, v in node.get("properties", {}).items():
+            yield from _integer_nodes(v, f"{path}.{k}" if path else k, defs)
+        for k in ("items", "additionalProperties"):
+            if isinstance(node.get(k), dict):
+                yield from _integer_nodes(node[k], f"{path}[]", defs)
+        for k in ("oneOf", "anyOf", "allOf"):
+            for v in node.get(k, []):
+                yield from _integer_nodes(v, path, defs)
+
+
+def test_every_size_in_the_schema_is_bounded():
+    """Issue 45, case 5: a count past what the machine can hold is refused by the schema, naming its key, before
+    any job runs; so every integer key but a seed has a maximum (and the three configs stay inside them)."""
+    import yaml
+
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    nodes = list(_integer_nodes(schema, "", schema.get("definitions", {})))
+    assert len(nodes) > 50
+    unbounded = [k for k, n in nodes if "maximum" not in n and not k.split(".")[-1].endswith("seed")]
+    assert unbounded == []
 
 
 @pytest.mark.parametrize("override,key", BAD_CONFIGS)
@@ -85,7 +118,7 @@ def test_bad_config_names_the_key(override, key):
 
 # Through Snakemake itself (each a separate `snakemake -n`): one of each kind of error (wrong type, unknown key,
 # matrix of the wrong shape) — the wiring is the same for every key; test_bad_config_names_the_key has them all.
-@pytest.mark.parametrize("override,key", [BAD_CONFIGS[0], BAD_CONFIGS[5], BAD_CONFIGS[6]])
+@pytest.mark.parametrize("override,key", [BAD_CONFIGS[0], BAD_CONFIGS[5], BAD_CONFIGS[6], BAD_CONFIGS[9]])
 def test_bad_config_stops_before_any_job(fresh, tmp_path, override, key):
     bad = tmp_path / "bad.yaml"
     bad.write_text(override)
