@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from conftest import child_pids, pid_alive
 from conftest import smk as conftest_smk
 from lsadyn_workflow import config as pconfig
@@ -48,6 +50,89 @@ def one_line(text: str) -> str:
 
 
 # ------------------------------------------------------------------ 1. every reader validates
+
+
+def _good_table(spec, n: int) -> pd.DataFrame:
+    """n rows that every check of ``spec`` accepts: decided labels with their certificates, distinct keys, finite
+    numbers, non-empty text (a table drawn from its schema, not from a run)."""
+    cols = {}
+    for c in spec.columns:
+        if c in spec.labels:
+            cols[c] = ["cluster_converge"] * n
+        elif c in {flag for _, flag in spec.certified} or c in spec.boolean:
+            cols[c] = [True] * n
+        elif c in spec.integer:
+            cols[c] = list(range(1, n + 1))
+        elif c in spec.numeric or c in spec.finite or any(c in cs for _, cs in spec.finite_unless_undetermined) \
+                or any(c in cs for _, _, cs in spec.finite_when):
+            cols[c] = [0.5 + i for i in range(n)]
+        else:  # text, or required of any type
+            cols[c] = [f"t{i}" for i in range(n)]
+    return pd.DataFrame(cols)
+
+
+TABLE_KINDS = sorted(k for k, spec in TABLES.items() if spec.columns)
+
+
+# issue 45, "a property test that perturbs each table (duplicate a row, NaN a cell, drop a column) and expects one
+# line naming the file, row and column": every table kind, drawn from its own spec
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(TABLE_KINDS), n=st.integers(2, 6), data=st.data())
+def test_every_table_refuses_a_duplicated_row_a_nan_and_a_missing_column(tmp_path, kind, n, data):
+    spec = TABLES[kind]
+    good = _good_table(spec, n)
+    path = tmp_path / f"{kind}.csv"
+    write_csv(good, path)
+    assert len(load_table(path, kind)) == n
+
+    def refused(df):
+        df.to_csv(path, index=False)
+        with pytest.raises(ResultFileError) as err:
+            load_table(path, kind)
+        msg = str(err.value)
+        assert "\n" not in msg and msg.startswith(str(path)) and "delete it and rerun" in msg
+        return msg
+
+    col = data.draw(st.sampled_from(spec.columns), label="dropped")
+    assert f"missing column(s) {col}" in refused(good.drop(columns=col))
+    row = data.draw(st.integers(0, n - 1), label="row")
+    if spec.key:
+        dup = pd.concat([good.iloc[:row + 1], good.iloc[row:row + 1], good.iloc[row + 1:]], ignore_index=True)
+        msg = refused(dup)
+        assert f"row {row + 2} repeats row {row + 1} in its key column(s) {', '.join(spec.key)}" in msg
+    finite = list(spec.finite) + [c for _, cs in spec.finite_unless_undetermined for c in cs]
+    if finite:
+        col = data.draw(st.sampled_from(finite), label="NaN column")
+        bad = good.copy()
+        bad[col] = bad[col].astype(float)
+        bad.loc[row, col] = np.nan
+        msg = refused(bad)
+        assert f"column {col} has NaN or inf" in msg and f"row {row + 1}" in msg
+
+
+def test_every_run_table_has_a_key():
+    """Every table whose rows are runs or points (not a curve, a one-row fit or a free-form table) names the columns
+    that identify a row, so a duplicated row is refused (issue 45, case 1)."""
+    keyless = {"any", "claims", "continuation", "bifurcation_fit"}
+    assert [k for k in TABLE_KINDS if not TABLES[k].key and k not in keyless] == []
+
+
+# issue 45, case 2: a NaN period of an oscillating run was accepted (FINDINGS' period range changed silently)
+@pytest.mark.parametrize("kind", ["persistence_run", "highdim_run"])
+def test_an_oscillating_run_without_a_period_is_refused(tmp_path, kind):
+    spec = TABLES[kind]
+    df = _good_table(spec, 3)
+    df.loc[1, "regime"] = "oscillate"
+    df["period"] = df["period"].astype(float)
+    df.loc[1, "period"] = np.nan
+    path = tmp_path / f"{kind}.csv"
+    df.to_csv(path, index=False)
+    with pytest.raises(ResultFileError, match=r"column period has NaN or inf in 1 row\(s\) whose regime is oscillate "
+                                              r"\(first: row 2\)"):
+        load_table(path, kind)
+    df.loc[1, "regime"] = "cluster_converge"  # a run that does not oscillate has no period
+    df.to_csv(path, index=False)
+    assert len(load_table(path, kind)) == 3
 
 
 def _params(tmp_path, n=12):

@@ -16,7 +16,7 @@ import logging
 import os
 import tempfile
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -329,7 +329,10 @@ class TableSpec:
     ``labels``: columns holding a regime label; ``integer``: integer-valued columns; ``boolean``:
     true/false columns; ``required``: columns that must be there, of any type; ``certified``: pairs ``(label
     column, flag column)``: the flag (true/false) must be true exactly in the rows whose label is not
-    ``undetermined`` (no table pairs a label with a run whose attractor was not checked). Columns listed in
+    ``undetermined`` (no table pairs a label with a run whose attractor was not checked); ``finite_when``: triples
+    ``(label column, labels, columns)``: the columns must be finite in every row whose label is one of ``labels`` (an
+    oscillating run always has a period); ``key``: the columns that identify a row: no two rows may share them
+    (a duplicated row would be counted twice). Columns listed in
     none of ``finite``/``finite_unless_undetermined`` may be NaN (a period of a run that does not
     oscillate, a fit with too few points)."""
 
@@ -342,12 +345,15 @@ class TableSpec:
     required: tuple = ()
     finite_unless_undetermined: tuple = ()
     certified: tuple = ()
+    finite_when: tuple = ()
+    key: tuple = ()
 
     @property
     def columns(self) -> tuple:
         seen = dict.fromkeys(self.numeric + self.finite + self.text + self.labels + self.integer + self.boolean
                              + self.required + tuple(c for _, cols in self.finite_unless_undetermined for c in cols)
-                             + tuple(c for pair in self.certified for c in pair))
+                             + tuple(c for pair in self.certified for c in pair)
+                             + tuple(c for _, _, cols in self.finite_when for c in cols) + self.key)
         return tuple(seen)
 
 
@@ -358,14 +364,14 @@ _METHODS = ("oa", "ws", "particles")
 
 #: Every CSV intermediate, by kind (extra columns are allowed: producers may add some).
 TABLES = {
-    "params": _PARAMS,
+    "params": replace(_PARAMS, key=("point_id",)),
     "sim": TableSpec(
         numeric=(*_PARAMS.numeric, *(f"{q}_{m}" for m in _METHODS for q in ("abs_R2", "rate", "period"))),
         finite=_PARAMS.finite,
         finite_unless_undetermined=tuple((f"regime_{m}", (f"abs_R2_{m}", f"rate_{m}")) for m in _METHODS),
         certified=tuple((f"regime_{m}", f"certified_{m}") for m in _METHODS),
         text=_PARAMS.text, labels=(*(f"regime_{m}" for m in _METHODS), "regime_oa_token_start"),
-        integer=("point_id",)),
+        integer=("point_id",), key=("point_id",)),
     "highdim_run": TableSpec(
         numeric=("r_final", "drift_rate", "period", "mean_token_norm", "rtol", "rtol_check", "r_final_check",
                  "r_change_last_quarter", "horizon", "offplane_start", "offplane_final", "transverse_rate",
@@ -374,20 +380,22 @@ TABLES = {
         finite_unless_undetermined=(("regime", ("r_final", "drift_rate", "mean_token_norm", "r_change_last_quarter")),
                                     ("regime_check", ("r_final_check",))),
         certified=(("regime", "certified"), ("regime_check", "certified_check")),
-        integer=("d", "n_tokens"), boolean=("check_ok",)),
+        finite_when=(("regime", ("oscillate",), ("period",)),),
+        integer=("d", "n_tokens"), boolean=("check_ok",), key=("scenario", "model", "d", "n_tokens")),
     "stability_run": TableSpec(
         numeric=("strength", "eps", "abs_R2_0", "abs_R2_tokens", "abs_R2_oa", "rate_tokens", "rate_oa"),
         finite=("strength", "eps", "abs_R2_0"), text=("regime", "family", "checked_tokens", "checked_oa"),
         finite_unless_undetermined=(("regime_tokens", ("abs_R2_tokens", "rate_tokens")),
                                     ("regime_oa", ("abs_R2_oa", "rate_oa"))),
         certified=(("regime_tokens", "certified_tokens"), ("regime_oa", "certified_oa")),
-        labels=("regime_tokens", "regime_oa"), integer=("seed", "n"), boolean=("hypothesis",)),
+        labels=("regime_tokens", "regime_oa"), integer=("seed", "n"), boolean=("hypothesis",),
+        key=("regime", "family", "strength", "seed")),
     "robustness_run": TableSpec(
         numeric=("delta", "rel_change_A", "rel_change_V", "abs_R2", "rate", "period", "tau", "min_rate"),
         finite=("delta", "rel_change_V", "tau", "min_rate"), text=("scenario", "model", "kind", "checked"),
         labels=("regime",), certified=(("regime", "certified"),),
         finite_unless_undetermined=(("regime", ("abs_R2", "rate")),),
-        integer=("run", "d", "n_tokens", "perturb_seed", "bits")),
+        integer=("run", "d", "n_tokens", "perturb_seed", "bits"), key=("run",)),
     "persistence_run": TableSpec(
         numeric=("r_final", "r_min", "r_max", "r_mean", "rate", "period", "mean_token_norm", "majority", "tau",
                  "rate_theory", "rate_rel_err", "beta", "horizon", "r_change_last_quarter", "contraction_exponent",
@@ -396,7 +404,8 @@ TABLES = {
         text=("study", "scenario", "model", "cluster_shape", "checked"),
         finite_unless_undetermined=(("regime", ("r_final", "r_min", "r_max", "r_mean", "rate", "mean_token_norm",
                                                 "majority")),),
-        labels=("regime",), certified=(("regime", "certified"),), integer=("run_id", "d", "seed", "n_tokens")),
+        labels=("regime",), certified=(("regime", "certified"),), integer=("run_id", "d", "seed", "n_tokens"),
+        finite_when=(("regime", ("oscillate",), ("period",)),), key=("run_id",)),
     "bifurcation_fit": TableSpec(  # lsadyn.paper.cases2d.summary.bifurcation_summary
         numeric=("mu_c_theory", "mu_converge_max", "mu_rotate_min", "fit_exponent", "fit_prefactor", "theory_exponent",
                  "theory_prefactor", "exact_law_fit_exponent", "exact_law_fit_prefactor", "fit_dmu_min", "fit_dmu_max",
@@ -410,24 +419,25 @@ TABLES = {
         numeric=("beta", "exit_time", "t_max", "t_end", "final_abs_Z1", "initial_abs_Z1", "r2_min", "r2_max",
                  "growth_measured", "seconds"),
         finite=("beta", "t_max", "t_end", "final_abs_Z1", "initial_abs_Z1", "r2_min", "r2_max"),
-        required=("start",), integer=("run_id", "n")),
+        required=("start",), integer=("run_id", "n"), key=("run_id",)),
     "usa_oscillation_series": TableSpec(numeric=("t", "abs_Z1", "abs_R2"), finite=("t", "abs_Z1", "abs_R2"),
-                                        integer=("run_id",)),
+                                        integer=("run_id",), key=("run_id", "t")),
     "usa_oscillation_growth": TableSpec(numeric=("beta", "growth_rate", "t_max"), finite=("beta", "growth_rate"),
-                                        integer=("n_tokens",), boolean=("neutral",)),
+                                        integer=("n_tokens",), boolean=("neutral",), key=("beta", "n_tokens")),
     "exponents": TableSpec(  # lsadyn.paper.exponents.runs
         numeric=("lyap_1", "lyap_2", "lyap_last", "oa_exponent", "oa_lyap_1", "oa_lyap_2", "oa_lyap_last"),
         finite=("lyap_1", "lyap_last"), text=("scenario", "model", "start", "oa_regime"),
-        integer=("run", "d", "n_tokens", "n_vectors", "seed")),
+        integer=("run", "d", "n_tokens", "n_vectors", "seed"), key=("run",)),
     "floquet": TableSpec(
         numeric=("x", "y", "period", "period_numeric", "exponent", "exponent_numeric", "trivial_multiplier_error"),
-        finite=("period", "period_numeric", "exponent", "exponent_numeric"), text=("family",)),
+        finite=("period", "period_numeric", "exponent", "exponent_numeric"), text=("family",),
+        key=("family", "x", "y")),
     "basins": TableSpec(
         numeric=("exponent", "re_R2", "im_R2", "fraction", "ci_low", "ci_high"),
         finite=("fraction", "ci_low", "ci_high"), text=("point", "regime"),
-        integer=("attractor", "count", "n_samples")),
+        integer=("attractor", "count", "n_samples"), key=("point", "attractor")),
     "regimes": TableSpec(  # results/tables/regimes.csv: the sims with the OA attractors' leading exponents
-        numeric=("exponent_oa",), labels=("regime_oa",)),
+        numeric=("exponent_oa",), labels=("regime_oa",), key=("case", "point_id")),
     "claims": TableSpec(required=("statement", "pass")),
     "any": TableSpec(),
 }
@@ -436,20 +446,26 @@ TABLES = {
 TABLES.update({
     "atlas_d2": TableSpec(numeric=("trA", "detA", "discA", "trV", "detV", "discV", "abs_R2", "budget_factor"),
                           finite=("trA", "detA", "discA", "trV", "detV", "discV"), text=("ensemble",),
-                          labels=("regime",), certified=(("regime", "certified"),), integer=("sample",)),
+                          labels=("regime",), certified=(("regime", "certified"),), integer=("sample",),
+                          key=("ensemble", "sample")),
     "atlas_tokens": TableSpec(numeric=("beta", "budget_factor"), finite=("beta",),
                               text=("ensemble", "model", "cluster_shape"), labels=("regime",),
                               certified=(("regime", "certified"),),
-                              integer=("d", "n_tokens", "sample"), boolean=("settled",)),
+                              integer=("d", "n_tokens", "sample"), boolean=("settled",),
+                              key=("ensemble", "model", "d", "n_tokens", "beta", "sample")),
     "atlas_phase": TableSpec(numeric=("beta", "t", "r", "pairs"), finite=("beta", "t", "r", "pairs"),
-                             text=("ensemble", "model"), integer=("d", "n_tokens", "run")),
+                             text=("ensemble", "model"), integer=("d", "n_tokens", "run"),
+                             key=("ensemble", "model", "d", "n_tokens", "beta", "run", "t")),
     "atlas": TableSpec(numeric=("beta", "fraction", "ci_low", "ci_high"), finite=("beta", "fraction"),
-                       text=("ensemble", "model", "method"), labels=("regime",), integer=("d", "count", "n_samples")),
+                       text=("ensemble", "model", "method"), labels=("regime",), integer=("d", "count", "n_samples"),
+                       key=("ensemble", "model", "method", "d", "beta", "regime")),
     "atlas_invariants": TableSpec(numeric=("lo", "hi", "fraction", "ci_low", "ci_high", "share"),
-                                  text=("ensemble", "invariant"), integer=("bin", "n_samples", "n_oscillate")),
+                                  text=("ensemble", "invariant"), integer=("bin", "n_samples", "n_oscillate"),
+                                  key=("ensemble", "invariant", "bin")),
     "atlas_phase_table": TableSpec(numeric=("beta", "t", "fraction", "ci_low", "ci_high", "mean_pairs"),
                                    finite=("beta", "t", "fraction"), text=("ensemble", "model"),
-                                   integer=("d", "n_tokens", "n_runs", "n_clustered")),
+                                   integer=("d", "n_tokens", "n_runs", "n_clustered"),
+                                   key=("ensemble", "model", "d", "n_tokens", "beta", "t")),
 })
 
 # the looped stage (lsadyn.paper.looped): training curves and the flow-against-network table (rates and periods are
@@ -458,7 +474,7 @@ TABLES.update({
     "looped_train": TableSpec(numeric=("loss", "test_loss", "baseline_loss", "reference_loss", "accuracy",
                                        "baseline_accuracy", "h"),
                               finite=("loss", "test_loss", "baseline_loss", "h"), text=("task", "model"),
-                              integer=("seed", "step", "d", "n", "L")),
+                              integer=("seed", "step", "d", "n", "L"), key=("task", "model", "seed", "step")),
     "looped": TableSpec(numeric=("h", "t_observed", "task_loss", "baseline_loss", "reference_loss", "accuracy",
                                  "baseline_accuracy", "predicted_rate", "observed_rate", "map_rate", "predicted_period",
                                  "observed_period", "predicted_t"),
@@ -468,7 +484,7 @@ TABLES.update({
                         certified=(("predicted_regime", "predicted_certified"), ("observed_regime", "observed_certified")),
                         integer=("seed", "d", "n", "L", "L_observed", "observed_layers"),
                         boolean=("agree", "decided", "quantised_changed"),
-                        required=("predicted_checked", "observed_checked")),
+                        required=("predicted_checked", "observed_checked"), key=("task", "model", "seed", "start")),
 })
 
 
@@ -550,6 +566,23 @@ def load_table(path, kind: str = "any", *, rows: int | None = None, rows_like=No
             bad = sorted(set(df[col].astype(str)) - labels)
             if bad:
                 _fail(path, f"column {col} holds {bad[0]!r}, not a regime label ({', '.join(sorted(labels))})")
+    for label, which, cols in spec.finite_when:
+        hit = df[label].astype(str).isin(which).to_numpy()
+        for col in cols:
+            bad = hit & ~np.isfinite(df[col].to_numpy(dtype=float))
+            if bad.any():
+                first = int(bad.argmax()) + 1
+                _fail(path, f"column {col} has NaN or inf in {int(bad.sum())} row(s) whose {label} is "
+                            f"{df[label].iloc[first - 1]} (first: row {first}): such a run always has one")
+    if spec.key and len(df):
+        dup = df.duplicated(list(spec.key), keep="first").to_numpy()
+        if dup.any():
+            row = int(dup.argmax())
+            vals = tuple(df[list(spec.key)].iloc[row])
+            same = df[list(spec.key)].apply(tuple, axis=1) == vals
+            first = int(same.to_numpy().argmax())
+            _fail(path, f"row {row + 1} repeats row {first + 1} in its key column(s) {', '.join(spec.key)} "
+                        f"({', '.join(map(str, vals))}; {int(dup.sum())} repeated row(s)): a run is counted once")
     for label, flag in spec.certified:
         vals = df[flag].astype(str).str.lower()
         if not set(vals) <= {"true", "false"}:
