@@ -49,11 +49,17 @@ validate(config, "workflow/schemas/config.schema.yaml")  # fills in defaults
 
 # results/provenance.json (lsadyn_workflow.provenance): written by every build, whatever it reruns
 onstart:
-    provenance.record(workflow, "running")
+    try:
+        provenance.record(workflow, "running")
+    except provenance.UnwritableResults as err:
+        sys.exit(f"lsadyn: error: {err}")
 
 
 onerror:
-    provenance.record(workflow, "failed")
+    try:
+        provenance.record(workflow, "failed")
+    except provenance.UnwritableResults as err:
+        print(f"lsadyn: error: {err}", file=sys.stderr)
     # the project's one-line error(s) again, as the last lines
     print(error_summary(log), file=sys.stderr)
 
@@ -99,10 +105,17 @@ rule all:
         "paper_figures/movies/looped.gif",
         expand("paper_figures/{fig}.{ext}", fig=FIGURES, ext=["pdf", "png"]),
         expand("paper_figures/movies/{movie}_d{dim}.gif", movie=MOVIES, dim=MOVIE_DIMS),
+        # the intermediates the claims and the case figures read: one deleted (or left missing by an interrupted
+        # --forcerun) is rebuilt by a plain rerun, with everything that reads it
+        rules.claims_table.input,
+        expand("results/sim/{case}_traj.npz", case=CASES),
 
 
 onsuccess:
-    provenance.record(workflow, "complete")
+    try:
+        provenance.record(workflow, "complete")
+    except provenance.UnwritableResults as err:
+        sys.exit(f"lsadyn: error: {err}")
     # the staleness check compares only what the claims table reads
     print(
         build_summary(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -22,7 +23,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from conftest import child_pids, pid_alive
+from conftest import checkout_env, child_pids, pid_alive
 from conftest import smk as conftest_smk
 from lsadyn_workflow import config as pconfig
 from lsadyn_workflow.io import TABLES, ResultFileError, load_arrays, load_table, write_csv, write_npz
@@ -362,6 +363,63 @@ def smk(cwd, *args, timeout=300, env=None):
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
     return _copy_repo(tmp_path_factory.mktemp("faults") / "repo")
+
+
+# issue 45, case 4, end to end: a results/ the build cannot write stops it at the start with one line naming the file
+# and what to do, not a traceback from the Snakefile, and no job runs (root ignores permissions: a directory stands in
+# for the file; tests/test_provenance.py covers the error handler's pages)
+def test_unwritable_results_stop_the_build_with_one_line(tmp_path):
+    repo = _copy_repo(tmp_path / "repo")
+    (repo / "results/provenance.json").mkdir(parents=True)
+    r = smk(repo, "results/params/case1.csv", "--cores", "1", "--configfile", "workflow/config/quick.yaml")
+    out = r.stdout + r.stderr
+    assert r.returncode != 0 and "Traceback" not in out
+    ours = [ln for ln in out.splitlines() if ln.startswith("lsadyn: error:")]
+    assert len(ours) == 1 and ours[0].startswith("lsadyn: error: results/provenance.json: cannot write it (")
+    assert sorted(p.name for p in (repo / "results").iterdir()) == ["provenance.json"]
+
+
+# issue 45, case 8: an unwritable HOME makes Snakemake fail creating its source cache, before it reads the workflow
+# (its own traceback; troubleshooting says so and what to do); with XDG_CACHE_HOME set the same build plans
+def test_unwritable_home_is_snakemakes_message_and_xdg_cache_home_mends_it(tmp_path):
+    repo = _copy_repo(tmp_path / "repo")
+    home = tmp_path / "home"
+    home.write_text("")  # a file: under root, a path no one can make a directory in
+    r = smk(repo, "-n", "--configfile", "workflow/config/quick.yaml", env={**ENV, "HOME": str(home)})
+    last = [ln for ln in (r.stderr + r.stdout).splitlines() if ln.strip()][-1]  # Snakemake prints it on stdout
+    assert r.returncode != 0 and re.match(r"(NotADirectoryError|PermissionError|FileNotFoundError): ", last), last
+    assert str(home) in last
+    page = (ROOT / "docs/troubleshooting.md").read_text()
+    assert "An unwritable HOME" in page and "XDG_CACHE_HOME=" in page
+    r = smk(repo, "-n", "--configfile", "workflow/config/quick.yaml",
+            env={**ENV, "HOME": str(home), "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+# issue 45, case 7: a second build while one runs is refused by Snakemake's lock (its own message, which
+# troubleshooting shows with what to do: wait, never --unlock or --rerun-incomplete meanwhile)
+@pytest.mark.slow
+def test_a_second_build_meanwhile_is_refused_by_snakemakes_lock(tmp_path):
+    repo = _copy_repo(tmp_path / "repo")
+    target = ("results/tables/persistence.csv", "--cores", "1", "--configfile", "workflow/config/quick.yaml")
+    log = open(tmp_path / "first.txt", "w")
+    first = subprocess.Popen([sys.executable, "-m", "snakemake", *target], cwd=repo, env=checkout_env(repo, ENV),
+                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while "rule persistence_chunk" not in (tmp_path / "first.txt").read_text():
+            assert first.poll() is None and time.monotonic() < deadline, (tmp_path / "first.txt").read_text()[-2000:]
+            time.sleep(0.5)
+        r = smk(repo, *target)
+        assert r.returncode != 0
+        assert "LockException" in r.stderr + r.stdout or "IncompleteFilesException" in r.stderr + r.stdout
+        page = (ROOT / "docs/troubleshooting.md").read_text()
+        assert "Two builds at once" in page and "Directory cannot be locked" in page
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGINT)
+        first.wait(timeout=120)
+        log.close()
 
 
 # Why, bullet 1, end to end: a truncated results/sim/case2.csv (newer than its inputs, so Snakemake

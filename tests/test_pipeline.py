@@ -242,6 +242,17 @@ def test_partial_rerun_after_editing_a_module(built_copy, module, expected):
     assert planned_jobs(built_copy) == expected
 
 
+# issue 45, case 6: "interrupt snakemake --forcerun simulate_2d, then run snakemake: it said 'Nothing to be done' while
+# results/sim/case4.csv and results/params/case4.csv were still missing". The intermediates the claims and figures read
+# are targets of rule all, so a plain rerun rebuilds a missing one and what reads it.
+@pytest.mark.slow
+def test_a_missing_intermediate_is_rebuilt_by_a_plain_rerun(built_copy):
+    for f in ("results/sim/case4.csv", "results/params/case4.csv"):
+        (built_copy / f).unlink()
+    jobs = planned_jobs(built_copy)
+    assert "simulate_2d[case4]" in jobs and {"regimes_table", "claims_table", "findings", "fig_case4"} <= set(jobs)
+
+
 @pytest.mark.slow
 def test_failing_job_leaves_no_output(built_copy):
     built = built_copy

@@ -93,3 +93,23 @@ def test_stamp_leaves_a_page_without_markers_alone(tmp_path):
     page.write_text("# old page\n")
     assert provenance.stamp(page, {}) is False and page.read_text() == "# old page\n"
 
+
+
+# issue 45, case 4: a read-only results/ (or results/report) gave a PermissionError traceback from the Snakefile's
+# onstart, and from its error handler; the record now raises one line naming the file and what to do, and leaves no
+# temporary file. (Under root, permissions are not enforced, so the unwritable file is a directory in its place.)
+@pytest.mark.parametrize("blocked", ["results/provenance.json", "results/report/findings.html.tmp"])
+def test_an_unwritable_results_file_is_one_line_and_leaves_nothing(checkout, blocked):
+    (checkout / "results/report").mkdir(parents=True)
+    page = checkout / "results/report/findings.html"
+    page.write_text(f"<html><body>{provenance.BEGIN}<p>x</p>{provenance.END}</body></html>")
+    (checkout / blocked).mkdir()
+    wf = SimpleNamespace(configfiles=["workflow/config/config.yaml"], config={"seed": 1}, basedir=str(checkout))
+    provenance._STARTED.clear()
+    with pytest.raises(provenance.UnwritableResults) as err:
+        provenance.record(wf, "failed")
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith(f"{blocked.removesuffix('.tmp')}: cannot write it (")
+    assert "make them writable" in msg
+    assert not (checkout / "results/provenance.json.tmp").exists()
+    assert "<p>x</p>" in page.read_text()  # the page is left as it was

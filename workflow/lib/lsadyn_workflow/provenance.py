@@ -116,19 +116,46 @@ def record(workflow, status: str) -> dict:
     end = None if status == "running" else _now()
     rec = collect(workflow.configfiles, dict(workflow.config), root=workflow.basedir, status=status,
                   start=_STARTED["start"], end=end)
-    write_json(PATH, rec)
-    if end is not None:
-        for page in PAGES:
-            stamp(page, rec)
+    try:
+        write_json(PATH, rec)
+        if end is not None:
+            for page in PAGES:
+                stamp(page, rec)
+    except OSError as err:  # a read-only results/ (or a full disk): one line, not a traceback from the Snakefile
+        raise UnwritableResults(err) from None
     return rec
+
+
+class UnwritableResults(RuntimeError):
+    """results/ cannot be written: the message is one line naming the file, the reason and what to do."""
+
+    def __init__(self, err: OSError):
+        where = err.filename or PATH
+        for suffix in (".tmp",):
+            where = str(where).removesuffix(suffix)
+        super().__init__(f"{where}: cannot write it ({err.strerror or type(err).__name__}); the build writes "
+                         "everything under results/ and paper_figures/: make them writable (chmod -R u+w results "
+                         "paper_figures), or build in a writable copy of the checkout")
 
 
 def write_json(path, rec: dict) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    _replace(path, json.dumps(rec, indent=2) + "\n")
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file beside it; on failure no temporary file is left."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(rec, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # e.g. the temporary name is taken by a directory: nothing of ours to remove
+            pass
+        raise
 
 
 def summary_lines(rec: dict) -> list[tuple[str, str]]:
@@ -173,7 +200,5 @@ def stamp(page, rec: dict) -> bool:
     if i < 0 or j < i:
         return False
     block = html_block(rec) if page.suffix == ".html" else markdown_block(rec)
-    tmp = page.with_name(page.name + ".tmp")
-    tmp.write_text(text[: i + len(BEGIN)] + "\n" + block + "\n" + text[j:], encoding="utf-8")
-    os.replace(tmp, page)
+    _replace(page, text[: i + len(BEGIN)] + "\n" + block + "\n" + text[j:])
     return True
