@@ -17,6 +17,7 @@ import inspect
 import json
 import math
 import os
+import re
 import signal
 import sys
 import warnings
@@ -84,7 +85,17 @@ def _load_file(path: str, name: str):
     except IsADirectoryError:
         raise ValueError(f"{name}: is a directory: {path}") from None
     except (ValueError, OSError, EOFError) as err:
-        raise ValueError(f"{name}: cannot read {path} ({' '.join(str(err).split())[:100]})") from None
+        raise ValueError(f"{name}: cannot read {path} ({_first_sentence(err)}; expected a numeric .npy, .npz, "
+                         ".csv or whitespace-separated text file)") from None
+
+
+def _first_sentence(err: BaseException, limit: int = 160) -> str:
+    """The first sentence of an exception's message, on one line, never cut inside a word."""
+    text = " ".join(str(err).split())
+    first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0].rstrip(".")
+    if len(first) > limit:
+        first = first[:limit].rsplit(" ", 1)[0] + " …"
+    return first or type(err).__name__
 
 
 def _matrix(text: str, name: str):
@@ -260,7 +271,7 @@ def _run_regime(args):
             else:
                 res = simulate_regime(A, V, beta, n=n, seed=seed, model=args.model, horizon=horizon,
                                       n_samples=n_samples, **extra)
-    except ValueError as e:  # messages name the library argument: map them to the CLI flags
+    except (ValueError, OverflowError) as e:  # messages name the library argument: map them to the CLI flags
         msg = str(e)
         for key in ("A", "V", "beta", "n", "d", "seed", "horizon", "n_samples", "X0", "max_bytes", "max_seconds"):
             flag = {"X0": "tokens", "max_bytes": "max-memory", "max_seconds": "max-seconds",

@@ -27,8 +27,9 @@ def disagreement_reason(row, n_tokens: int) -> str:
                 f"reaches {token_start}, as the tokens do")
     if "undetermined" in labels:
         why = "; ".join(sorted({getattr(row, f"note_{m}") for m in ("oa", "ws", "particles")} - {""}))
-        return (f"undetermined after continuing to the budget ({why}): slow dynamics at a regime boundary "
-                "or degenerate point")
+        # the category (before the first ":") must not hold the reasons, which contain colons of their own
+        return ("undetermined after continuing to the budget: slow dynamics at a regime boundary or degenerate point"
+                + (f" ({why})" if why else ""))
     if row.regime_oa == "cluster_converge" and "oscillate" in labels:
         # OA reaches the clustered state |R2| = 1; the runs labelled oscillate end short of it with a small periodic
         # wobble (the paper build shows it on and next to claim 1's boundary det A = 0)
