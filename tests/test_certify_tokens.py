@@ -207,3 +207,47 @@ def test_a_slowly_drifting_d2_cluster_is_certified_by_the_circle_flow_and_ends_a
     period = np.pi if model == "lsa" else 2 * np.pi
     gap = abs((sol.y[0, -1] - th_s + period / 2) % period - period / 2)
     assert gap < 1e-3, (sol.y[0, -1], th_s)  # the certificate prints θ* to 4 digits
+
+
+def _separated_tokens(rng, n, d):
+    """n unit vectors in d = 2 (or d = 3, on the equator's neighbourhood) at least 2π/(2n) apart."""
+    th = np.sort(rng.uniform(0, 2 * np.pi / n, n) * 0.5 + np.arange(n) * 2 * np.pi / n)
+    X = np.zeros((n, d))
+    X[:, 0], X[:, 1] = np.cos(th), np.sin(th)
+    return X
+
+
+# issue 45, case 9: "SA at beta = 1e6 returns interior_converge with rate 2.0 (unclustered tokens rotating rigidly),
+# with no warning". Hard attention with V = cI + S (S skew, c >= 0, SA = AS) is a rigid rotation of tokens that never
+# interact: no single attractor, the run ends saying so; an independent run 10x longer keeps every pairwise inner
+# product. A V whose symmetric part is not cI is never called hard for ever.
+# (SA only: USA's weights e^(beta <x, A y>) overflow before tokens this far apart are one-hot, beta |A| <= 700)
+@settings(max_examples=12, deadline=None)
+@given(d=st.sampled_from([2, 3]), n=st.integers(3, 10), b=st.floats(0.3, 2.0) | st.floats(-2.0, -0.3),
+       c=st.floats(0.0, 1.0), seed=st.integers(0, 10**6))
+def test_hard_attention_with_a_rigid_flow_ends_saying_so_and_stays_rigid(d, n, b, c, seed):
+    model = "sa"
+    rng = np.random.default_rng(seed)
+    X0 = _separated_tokens(rng, n, d)
+    S = np.zeros((d, d))
+    S[0, 1], S[1, 0] = -b, b
+    V = c * np.eye(d) + S
+    A, beta = np.eye(d), 400.0 * n * n  # margin beta (1 - cos(pi / n)) >= 36 + ln n
+    res = simulate_regime(A, V, beta, X0=X0, model=model, horizon=50, n_samples=400)
+    reason = res.details.get("reason", "")
+    assert res.regime == "undetermined" and reason.startswith("no attractor certified: hard attention for ever")
+    assert f"{n} groups" in reason and not is_undecided(res)  # the run ended there
+    p = Attention(A, V, beta)
+    t_end = 10 * res.details["t_decide"]
+    traj = integrate_sphere(field_for(model, d), X0, np.array([0.0, t_end]), p, method="DOP853", rtol=1e-10,
+                            atol=1e-12)
+    X = np.asarray(traj.state).reshape(X0.shape)
+    assert np.abs(X @ X.T - X0 @ X0.T).max() < 1e-6
+
+
+def test_hard_attention_without_a_rigid_flow_is_only_a_note():
+    X0 = _separated_tokens(np.random.default_rng(1), 6, 2)
+    cert = TokenCertifier("sa", Attention(np.eye(2), np.array([[1.0, -1.0], [1.0, 0.5]]), 1e5))
+    note, for_ever = cert.hard_attention(X0)
+    assert not for_ever and note.startswith("softmax near its hard limit: 6 groups")
+    assert TokenCertifier("lsa", Attention(np.eye(2), np.eye(2), 1e5)).hard_attention(X0) == ("", False)

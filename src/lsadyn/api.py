@@ -45,6 +45,16 @@ def time_scale(A, V, beta) -> float:
     return 1.0 / s if s > 0 else 1.0
 
 
+def sa_time_scale(A, V, beta) -> float:
+    """τ_SA = 1 / (‖V‖₂ · min(1, β‖A‖₂)) (1 when A or V is zero): SA's time unit. The softmax weights sum to 1, so
+    a token's speed is at most ‖V‖₂ however large β is; for β‖A‖₂ ≤ 1 the weights are 1 + O(β‖A‖₂) and the
+    clustering part of the field is LSA's, whose unit :func:`time_scale` this then equals (docs/certification.md,
+    "Time units")."""
+    nv = float(np.linalg.norm(V, 2))
+    s = nv * min(1.0, float(beta) * float(np.linalg.norm(A, 2)))
+    return 1.0 / s if s > 0 else 1.0
+
+
 def time_scales(A, V, beta) -> np.ndarray:
     """:func:`time_scale` of every point of a batch, A and V (N, d, d), ``beta`` scalar or (N,) → τ (N,): the same
     2-norms (one stacked SVD call each for A and V, LAPACK per matrix as for one) and the same arithmetic, so
@@ -455,7 +465,7 @@ def simulate_regime(
         raise ValueError(f"d: A and V are {p.d}x{p.d} but d = {d}")
     field = field_for(model, p.d, direct=direct)
     X = initial_tokens(X0, p.d) if X0 is not None else uniform_sphere(n_tok, p.d, seed)
-    tau = time_scale(p.A, p.V, p.beta)
+    tau = sa_time_scale(p.A, p.V, p.beta) if model == "sa" else time_scale(p.A, p.V, p.beta)
     window = (tol or RegimeTolerances()).window
     if p.d == 2 and model == "lsa" and method == "DOP853" and not certify:
         z0 = (X[:, 0] + 1j * X[:, 1]) ** 2

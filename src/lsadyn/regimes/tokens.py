@@ -33,6 +33,13 @@ Otherwise the run is not labelled, and the reason names what was found. Two find
 the antipodally symmetric mean field — a neutral return map with a growing first harmonic whose projected exit
 (|m| ≈ 1/2) lies past the budget: a *metastable* oscillation, with its growth rate. A metastable oscillation that
 exits within the budget ends in whatever attractor it reaches, certified there.
+
+A third finding ends a softmax run (SA, USA) early: *hard attention for ever*. When the tokens fall into tight
+groups (within :data:`HARD_TIGHT`) and every token's weights on the other groups sum to below e^-36 ≈ 2·10⁻¹⁶ of
+its weight on its own (β(⟨x_k, A x_k⟩ − ⟨x_k, A x_j⟩) ≥ :data:`HARD_MARGIN` + ln n), each group moves alone,
+ẋ = P⊥(V x), to rounding. If moreover V = cI + S with S skew, c ≥ 0 and S A = A S, that flow is x ↦ e^{tS} x (c ≥ 0 only pulls a
+group's members together), which keeps every logit between groups: the weights stay one-hot, and the groups rotate
+rigidly at the rates of S, for ever, never interacting. No single attractor exists to certify; the reason says so.
 """
 
 from __future__ import annotations
@@ -63,6 +70,11 @@ CLUSTERED_GAP = 1e-3
 MAX_RATIO = 0.98
 #: the return map's remaining change below which a cycle is reached
 CYCLE_TOL = 1e-6
+#: softmax logit margin between groups, beyond ln n, above which the weights are one-hot to rounding: the n
+#: others' weights then sum to below e^-36 = 2.3e-16 of a token's own, double precision's rounding
+HARD_MARGIN = 36.0
+#: distance within which tokens attending to one another move as one (a tight group)
+HARD_TIGHT = 1e-6
 
 
 def _doubled(X):
@@ -142,8 +154,8 @@ def return_map(t, x, max_peaks_per_period: int = 4) -> dict:
 
 
 class TokenCertifier:
-    """The checks of the module for one token system: ``model`` (``lsa``, ``usa``, ``sa``; the cluster checks need
-    a single-cluster theory: LSA and USA), its parameters ``p``, ``t_end`` (the budget's end, physical time) for
+    """The checks of the module for one token system: ``model`` (``lsa``, ``usa``, ``sa``: each has its single-cluster
+    theory, :mod:`lsadyn.exponents.cluster`), its parameters ``p``, ``t_end`` (the budget's end, physical time) for
     the early ends, and ``speed_floor``: the token speed the integration's own error accounts for."""
 
     def __init__(self, model: str, p: Attention, t_end: float = float("inf"), speed_floor: float = 0.0, X0=None,
@@ -162,6 +174,45 @@ class TokenCertifier:
         #: token speeds at or below this are the integrator's error, not motion (the caller's atol / τ scale)
         self.speed_floor = float(speed_floor)
         self.scale = float(np.linalg.norm(p.V, 2))
+
+    def hard_attention(self, X) -> tuple[str, bool]:
+        """(note, for ever) for a softmax model at tokens X (n, d). The tokens within :data:`HARD_TIGHT` of one
+        another form groups; the softmax margin is the smallest β(⟨x_k, A x_k⟩ − ⟨x_k, A x_j⟩) between tokens of
+        different groups. ``""`` unless there are several groups and that margin is positive. ``for ever`` when the
+        margin is at least :data:`HARD_MARGIN` + ln n (the weights between groups are below rounding) and V = cI + S
+        (S skew, c ≥ 0) with S A = A S, so the groups' rigid flow e^(tS) keeps them so (see the module)."""
+        if self.model not in ("sa", "usa"):
+            return "", False
+        from scipy.sparse.csgraph import connected_components
+
+        X = np.asarray(X, dtype=float)
+        n = X.shape[0]
+        G = X @ X.T
+        tight = np.sqrt(np.maximum(2.0 - 2.0 * G, 0.0)) <= HARD_TIGHT
+        groups, label = connected_components(tight, directed=False)
+        if groups < 2:
+            return "", False
+        L = self.p.beta * ((X @ self.p.A) @ X.T)
+        gap = np.diag(L)[:, None] - L
+        margin = float(np.min(gap[label[:, None] != label[None, :]]))
+        if not margin > 0:
+            return "", False
+        what = (f"{groups} groups of tokens (each within {HARD_TIGHT:g}); the closest groups' softmax weight on each "
+                f"other is e^-{margin:.3g} of their own")
+        V, A = self.p.V, self.p.A
+        c = float(np.trace(V)) / self.d
+        S = 0.5 * (V - V.T)
+        tol = 1e-12 * max(self.scale, 1e-300)
+        isometry = (c >= 0 and np.abs(0.5 * (V + V.T) - c * np.eye(self.d)).max() <= tol
+                    and np.abs(S @ A - A @ S).max() <= tol * max(float(np.abs(A).max()), 1.0))
+        if margin >= HARD_MARGIN + np.log(n) and isometry:
+            rate = float(np.max(np.abs(np.linalg.eigvals(S))))
+            return (f"hard attention for ever: {what}, below rounding, and V = cI + S (c = {c:.3g} >= 0, S skew "
+                    f"commuting with A): each group rotates alone, rigidly (x -> e^(tS) x, rate {rate:.4g}), every "
+                    f"logit between groups stays fixed, and the {groups} groups never interact: no single "
+                    "attractor"), True
+        return (f"softmax near its hard limit: {what}, so groups merge, if at all, on times of order "
+                f"e^{margin:.3g} / |V| (metastable coarsening)"), False
 
     def split(self, obs):
         obs = np.asarray(obs, dtype=float)
@@ -195,6 +246,10 @@ class TokenCertifier:
             notes.insert(0, why)
         else:
             notes.append(why)
+        hard, for_ever = self.hard_attention(X)
+        if for_ever:
+            return None, "no attractor certified: " + hard, True
+        notes.append(hard)
         notes = [n for n in notes if n]
         if not notes:  # none of the checks applies yet: say where the run is
             notes = [f"r = {r[-1]:.3g} (from {r[0]:.3g} over the window), token speed {speed[-1]:.2g} "
