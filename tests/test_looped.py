@@ -3,6 +3,8 @@ converge to the token flow at t = L·h at first order."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.integrate import solve_ivp
 
 from lsadyn.fields.attention import Attention, field_for, project_tangent
@@ -72,18 +74,72 @@ def test_the_looped_layer_at_small_h_has_the_flows_certified_regime(model, A, V)
 
 
 @pytest.mark.parametrize("model", ["lsa", "usa"])
-def test_the_observed_rotation_rate_tends_to_the_flows_at_first_order(model):
-    """Rotating clusters: the looped iterates' rate of arg R2 differs from the flow's by O(h)."""
-    from lsadyn.looped import looped_regime
+def test_the_maps_certified_rotation_rate_is_the_networks_and_tends_to_the_flows_at_first_order(model):
+    """Rotating clusters: the rate the map's certificate gives (the one-token map's orbit over whole turns) is the
+    looped network's own (its iterates over whole turns), and differs from the flow's certified rate by O(h)."""
+    from lsadyn import simulate_regime
+    from lsadyn.looped import iterate_rate, looped_forward, looped_regime
 
     p = Attention(np.eye(2), ROT, 1.0)
     X0 = uniform_sphere(64, 2, 0)
+    flow = simulate_regime(np.eye(2), ROT, 1.0, X0=X0, model=model)
+    assert flow.regime == "cluster_rotate"
     errs = []
     for h in (0.04, 0.02, 0.01):
         res = looped_regime(X0, p, model, h, int(40 / h))
-        assert res.regime == "cluster_rotate"
-        errs.append(abs(res.details["observed_rate"] - res.arg_R2_rate))
+        assert res.regime == "cluster_rotate" and res.details["attractor"]["kind"] == "map_rotation"
+        net = iterate_rate(looped_forward(X0, p, model, h, int(80 / h)), h)
+        assert res.arg_R2_rate == pytest.approx(net, rel=1e-3)
+        errs.append(abs(res.arg_R2_rate - flow.arg_R2_rate))
     assert errs[0] > errs[1] > errs[2] and 1.5 < errs[0] / errs[1] < 2.5 and 1.5 < errs[1] / errs[2] < 2.5, errs
+
+
+def test_the_networks_label_is_found_on_its_own_map_not_the_flows():
+    """The network's label comes from its own one-token map: A = I, V = diag(1, 0.5, -0.3), whose map
+    F(x) = N(x + hVx) has the top eigenvector of V as a sink (Newton, multipliers < 1); the certificate names the map,
+    and a window that is not one cluster is not labelled."""
+    from lsadyn.looped import looped_forward, looped_regime
+    from lsadyn.looped.certify import MapCertifier, map_fixed_point, one_token_map
+
+    p = Attention(np.eye(3), np.diag([1.0, 0.5, -0.3]), 1.0)
+    x = np.array([0.95, 0.3, 0.05])
+    xs, mu = map_fixed_point(x, p, "lsa", 0.1)
+    assert xs is not None and np.allclose(one_token_map(xs, p, "lsa", 0.1), xs, atol=1e-12)
+    assert abs(abs(xs[0]) - 1) < 1e-10 and np.all(np.abs(mu) < 1)  # the top eigenvector of V is the map's sink
+    res = looped_regime(uniform_sphere(32, 3, 1), p, "lsa", 0.1, 3000)
+    assert res.regime == "cluster_converge" and res.details["attractor"]["kind"] == "map_fixed_point"
+    assert "one-token map" in res.details["checked"]
+    Xs = looped_forward(uniform_sphere(32, 3, 1), p, "lsa", 0.1, 20)  # 20 layers: spread, still moving
+    cert, why = MapCertifier("lsa", p, 0.1).check(0.1 * np.arange(21), Xs)
+    assert cert is None and why.startswith("not one cluster")
+
+
+@settings(max_examples=15, deadline=None)
+@given(model=st.sampled_from(["lsa", "usa", "sa"]), seed=st.integers(0, 10**6), h=st.floats(0.01, 0.3))
+def test_the_spread_map_is_the_derivative_of_a_clustered_layer(model, seed, h):
+    """A tight cluster c + ε e_k (mean-free e) after one layer: its members' spread about the centre is D_c e_k
+    to O(ε²), whatever the model (the spread map of lsadyn.looped.certify)."""
+    from lsadyn.looped.certify import spread_map
+    from lsadyn.looped.forward import looped_forward
+
+    rng = np.random.default_rng(seed)
+    d = 3
+    A, V = rng.standard_normal((2, d, d)) / np.sqrt(d)
+    p = Attention(A, V, 1.0)
+    c = rng.standard_normal(d)
+    c /= np.linalg.norm(c)
+    E = rng.standard_normal((6, d))
+    E -= E @ np.outer(c, c)
+    E -= E.mean(axis=0)
+    for eps in (1e-4, 5e-5):
+        X = c + eps * E
+        X /= np.linalg.norm(X, axis=1, keepdims=True)
+        Y = looped_forward(X, p, model, h, 1)[1]
+        m = Y.mean(axis=0)
+        m /= np.linalg.norm(m)
+        got = (Y - m) / eps
+        want = (E @ spread_map(c, p, model, h).T)
+        assert np.abs(got - want).max() < 50 * eps * (1 + np.abs(want).max())
 
 
 @pytest.mark.parametrize("model", ["lsa", "usa", "sa"])

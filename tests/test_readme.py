@@ -60,10 +60,16 @@ def test_recovery_commands_carry_the_configfile():
         assert lines and all("--configfile" in ln for ln in lines), flag
 
 
-def failing_claims_stated():
-    m = re.search(r"paper config: ([^;]*?)(?: \(.*?\))?; quick config: ([^.]*)\.", " ".join(README.split()))
+def failing_claims_stated(text=None):
+    m = re.search(r"paper config: ([^;]*?)(?: \(.*?\))?; quick config: ([^.]*)\.", " ".join((text or README).split()))
     assert m, "README must say which claims failed in the paper and quick builds"
     return {"paper": set(re.findall(r"C\d+", m.group(1))), "quick": set(re.findall(r"C\d+", m.group(2)))}
+
+
+def test_the_reproducing_page_states_the_readmes_failing_claims():
+    """The two pages that say which claims failed say the same (the reproducing page went stale once)."""
+    page = (ROOT / "docs/reproducing.md").read_text()
+    assert failing_claims_stated(page) == failing_claims_stated()
 
 
 def failing_claims_of_build(root: Path):

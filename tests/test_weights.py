@@ -79,7 +79,8 @@ def test_bad_weights_get_one_line_naming_the_key(break_it, message):
 
 def test_packed_heads_need_a_head_count_and_a_head_in_range(tmp_path):
     arrays = _keys(_head(np.random.default_rng(4), dh=4))
-    with pytest.raises(ValueError, match="head 1 asked, but the head count is not known"):
+    with pytest.raises(ValueError, match="head 1 asked, but the file holds this layer as one 2-D array and says no "
+                                         "head count"):
         read_head(arrays, head=1)
     with pytest.raises(ValueError, match="head 2 out of range for n_heads = 2"):
         read_head(arrays, head=2, n_heads=2)

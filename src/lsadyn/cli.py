@@ -138,9 +138,11 @@ def _parser():
                         "'layers.{layer}.attn.{name}', name = q.weight, k.weight, v.weight, o.weight)")
     r.add_argument("--beta", default=None, help=f"inverse temperature > 0 (default {DEFAULTS['beta']})")
     r.add_argument("--method", choices=list(METHODS), default=None, metavar="{" + ",".join(METHODS) + "}",
-                   help=f"how the regime is computed (default {DEFAULTS['method']}; see below)")
+                   help=f"how the regime is computed (default {DEFAULTS['method']}; with --weights: oa for a d = 2 LSA "
+                        "head, else particles; see below)")
     r.add_argument("--model", choices=list(MODELS), default=None, metavar="{" + ",".join(MODELS) + "}",
-                   help=f"attention model, --method particles only (default {DEFAULTS['model']})")
+                   help=f"attention model, --method particles only (default {DEFAULTS['model']}; with --weights: the "
+                        "file's metadata model)")
     r.add_argument("--n", default=None, help=f"tokens, --method ws/particles, >= 2 (default {DEFAULTS['n']})")
     r.add_argument("--seed", default=None, help=f"seed of the random initial tokens, >= 0 (default {DEFAULTS['seed']})")
     r.add_argument("--tokens", default=None, metavar="@FILE",

@@ -1,5 +1,6 @@
 """Looped transformers: one attention layer applied L times, the discrete map whose continuous limit is the paper's
-token flow (:mod:`lsadyn.looped.forward`), the certified regime of its iterates (:mod:`lsadyn.looped.regime`), the
+token flow (:mod:`lsadyn.looped.forward`), the certified regime of its iterates (:mod:`lsadyn.looped.regime`), found
+on the layer's own map (:mod:`lsadyn.looped.certify`: the one-token map of a cluster's centre and its spread map), the
 tasks trained looped layers learn (:mod:`lsadyn.looped.tasks`, numpy only) and their training in JAX
 (:mod:`lsadyn.looped.train`, extra ``looped``).
 
@@ -9,7 +10,8 @@ parsed) without loading the fields' compiled kernels."""
 from .._lazy import lazy_exports
 
 _WHERE = {"attention_update": "forward", "looped_forward": "forward", "looped_regime": "regime",
-          "observe_iterates": "regime", "iterate_rate": "regime", "cluster_map_rate": "regime"}
+          "observe_iterates": "regime", "iterate_rate": "regime", "cluster_map_rate": "regime",
+          "MapCertifier": "certify", "one_token_map": "certify", "spread_map": "certify"}
 __all__ = sorted(_WHERE)
 
 

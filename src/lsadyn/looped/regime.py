@@ -1,13 +1,11 @@
-r"""The observed regime of a looped layer: its iterates classified by the procedure that labels the flow.
+r"""The observed regime of a looped layer: its iterates' own attractor, found and checked on the layer's map.
 
 Layer l of a looped layer at step h (:func:`lsadyn.looped.forward.looped_forward`) is the flow's time t = l·h. The
-iterates X_l (n, d) are observed as the certifier of token runs reads a run (:mod:`lsadyn.regimes.tokens`):
-r, the leading axis of M, |mean token| and the largest token speed, here the step's displacement
-max_k ‖x_k^{(l+1)} − x_k^{(l)}‖ / h. Checkpoints at 1/8, 1/4, 1/2 and all of the depth read the last
-``window`` of the iterates and stop at the first certificate; a label is given only when
-:class:`~lsadyn.regimes.tokens.TokenCertifier` checks the attractor of the *flow* against the map's iterates, so the
-observed label says that the looped network behaves, to the depth run, as the continuous model's attractor
-predicts (contraction exponents within 10 %, for h small against the flow's rates).
+iterates X_l (n, d) are a discrete dynamical system of their own, and their label is certified on it
+(:class:`lsadyn.looped.certify.MapCertifier`: the one-token map of the cluster's centre, its fixed point or its
+returns, and the spread map's contraction), never by the continuous flow's attractor. Checkpoints at 1/8, 1/4, 1/2
+and all of the depth read the last ``window`` of the iterates and stop at the first certificate. So the network's
+label and the flow's (:func:`lsadyn.simulate_regime`) are found independently, and their agreement is a result.
 """
 
 from __future__ import annotations
@@ -16,8 +14,9 @@ import numpy as np
 
 from ..fields.attention import Attention
 from ..observers import axis_observer, mean_token_norm, pseudo_r2
+from ..observers import cluster_shape
 from ..regimes.classify import RegimeResult
-from ..regimes.tokens import TokenCertifier, certified_token_result
+from .certify import MapCertifier
 from .forward import looped_forward
 
 #: fractions of the depth at which the iterates are checked
@@ -34,14 +33,15 @@ def observe_iterates(Xs: np.ndarray, h: float) -> np.ndarray:
 
 
 def looped_regime(X0, p: Attention, model: str, h: float, L: int, *, window: float = 0.3) -> RegimeResult:
-    """The certified regime of the looped layer (A, V, β) = ``p`` run L layers at step h from X0 (n, d); the result's
-    times and rates are in the flow's time t = l·h. ``details['layers']``: the depth at which it was decided;
-    ``details['observed_rate']``: the iterates' own rate of arg R₂ (d = 2; in d > 2 of the swept axis angle) over
-    the checked window, beside the flow's ``arg_R2_rate`` from the certificate."""
+    """The certified regime of the looped layer (A, V, β) = ``p`` run L layers at step h from X0 (n, d), from its own
+    map (:mod:`lsadyn.looped.certify`); the result's times and rates are in the flow's time t = l·h.
+    ``details['layers']``: the depth at which it was decided; ``details['observed_rate']``: the iterates' own rate of
+    arg R₂ (d = 2; in d > 2 of the swept axis angle) over the checked window; a rotation's ``arg_R2_rate`` and
+    ``period`` are those of the map's attractor (the centre's orbit over its whole turns)."""
     Xs = looped_forward(X0, p, model, h, L)
     obs = observe_iterates(Xs, h)
     t = h * np.arange(Xs.shape[0])
-    certifier = TokenCertifier(model, p, t_end=h * L, speed_floor=1e-12, X0=Xs[0])
+    certifier = MapCertifier(model, p, h)
     d = p.d
     res = None
     for frac in CHECKPOINTS:
@@ -50,13 +50,22 @@ def looped_regime(X0, p: Attention, model: str, h: float, L: int, *, window: flo
             continue
         start = int(np.floor((1 - window) * end))
         sl = slice(start, end + 1)
-        res = certified_token_result(*certifier.check(t[sl], obs[sl], Xs[end]), t[sl], obs[sl, 0], obs[sl, 1:d + 1],
-                                     Xs[end], f"looped-{model}")
+        cert, why = certifier.check(t[sl], Xs[sl])
+        shape = cluster_shape(Xs[end])
+        r = obs[sl, 0]
+        if cert is None:
+            res = RegimeResult("undetermined", float(r[-1]), float("nan"), float("nan"), f"looped-{model}",
+                               {"certified": False, "reason": "no attractor certified: " + why, "cluster_shape": shape})
+        else:
+            att = cert.attractor
+            res = RegimeResult(att.regime, 1.0, float(att.rate), float(att.period), f"looped-{model}",
+                               {"certified": True, "attractor": att.as_dict(), "checked": cert.checked,
+                                "t_certified": float(cert.t), "cluster_shape": shape})
         res.details["layers"] = end
         # what the network itself does over the window: the rate of arg r·e^{2iφ} (φ the axis's swept angle), per t
         phi = np.unwrap(np.angle(pseudo_r2(np.ones(end + 1 - start), obs[sl, 1:d + 1])))
         res.details["observed_rate"] = float((phi[-1] - phi[0]) / (t[end] - t[start]))
-        if res.regime != "undetermined" or res.details.get("stop"):
+        if res.regime != "undetermined":
             break
     return res
 

@@ -67,7 +67,10 @@ def _pick_head(name, key, M, head, n_heads, d_head_hint):
         raise ValueError(f"weights: {key}: expected a 2-D (or per-head 3-D) array, got shape {M.shape}")
     if n_heads in (None, 1):
         if head != 0:
-            raise ValueError(f"weights: {key}: head {head} asked, but the head count is not known (give n_heads)")
+            what = ("the file holds one head" if n_heads == 1 else
+                    "the file holds this layer as one 2-D array and says no head count (metadata n_heads), so it "
+                    "is read as one head; the API's n_heads= splits it")
+            raise ValueError(f"weights: {key}: head {head} asked, but {what}: use head 0")
         return M
     size = M.shape[1] if out_dim else M.shape[0]
     if size % n_heads:

@@ -8,7 +8,8 @@ r"""Claims rows (C14, beyond the paper, informational) and the findings sentence
   go below the baseline's by more than the test set's noise (``tol``).
 * ``C14b-{task}-{model}``: the flow's certified regime (A, V, β of the weight file) is the looped network's at
   ``loop_factor`` × its training depth, over the runs where both are certified (the others are counted as
-  undetermined).
+  undetermined). The two labels are found independently: the flow's attractor by :mod:`lsadyn.regimes.tokens`,
+  the network's on its own map by :mod:`lsadyn.looped.certify`.
 * ``C14c-{task}-{model}``: where both rotate, the network's rate equals its one-cluster map's (``map_rate``) within
   ``rate_rtol``; the note gives the flow's relative error beside h·|rate|, the size of the step's first-order effect.
 * ``C14d``: quantising the weights to b bits keeps each decided predicted regime.
@@ -19,12 +20,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..rows import claim_row, counts_text
+from ..rows import claim_row, counts_text, span
 
 EVIDENCE = "results/tables/looped.csv"
 
 
-def claim_rows(table: pd.DataFrame, tol: float = 0.02, rate_rtol: float = 0.02) -> list[dict]:
+#: C14c's tolerance: the network's rate against its one-cluster map's, relative
+C14C_RTOL = 0.02
+
+
+def claim_rows(table: pd.DataFrame, tol: float = 0.02, rate_rtol: float = C14C_RTOL) -> list[dict]:
     """The C14 rows (see the module) of the looped table."""
     rows = []
     if table is None or not len(table):
@@ -67,7 +72,7 @@ def claim_rows(table: pd.DataFrame, tol: float = 0.02, rate_rtol: float = 0.02) 
                 f"rate (within {rate_rtol:g}); the flow's rate differs at O(h·rate)", f"looped-{model}", len(rot),
                 int(ok.sum()), bool(ok.all()), EVIDENCE,
                 "; ".join(f"seed {s} {st}: network {o:.4g}, one-cluster map {m:.4g}, flow {f:.4g} (flow off by "
-                          f"{e:.2g}, h·rate {hh * abs(f):.2g})" for s, st, o, m, f, e, hh in
+                          f"{100 * e:.0f} %, h·|rate| {hh * abs(f):.2g})" for s, st, o, m, f, e, hh in
                           zip(rot.seed, rot.start, rot.observed_rate, rot.map_rate, rot.predicted_rate, err_flow,
                               rot.h)), informational=True))
     dec = table[table.predicted_regime != "undetermined"]
@@ -90,24 +95,29 @@ def found_sentence(rows: pd.DataFrame, table: pd.DataFrame | None) -> str:
     models = table.drop_duplicates(["task", "model", "seed"])
     learned = []
     for (task, model), g in models.groupby(["task", "model"], sort=False):
-        learned.append(f"{task} {model.upper()} loss {g.task_loss.min():.2g}–{g.task_loss.max():.2g} "
+        learned.append(f"{task} {model.upper()} test loss {span(g.task_loss.min(), g.task_loss.max(), '.2g')} "
                        f"(baseline {g.baseline_loss.mean():.2g})")
     dec = table[table.decided]
+    starts = table.start.nunique()
     parts = [f"trained looped layers ({len(models)}): " + ", ".join(learned),
-             f"the flow sits in {counts_text(table.predicted_regime)}",
-             f"the flow's certified regime is the looped network's at {int(table.L_observed.iloc[0] // table.L.iloc[0])}× "
-             f"its training depth in {int(dec.agree.sum())} of {len(dec)} runs certified on both sides "
-             f"({int((~table.decided).sum())} of {len(table)} not certified on one side)"]
+             f"over {len(table)} runs ({len(models)} models × {starts} starts) the flow sits in "
+             f"{counts_text(table.predicted_regime)}",
+             f"the flow's certified regime is the looped network's, certified on the network's own map, at "
+             f"{int(table.L_observed.iloc[0] // table.L.iloc[0])}× its training depth in {int(dec.agree.sum())} of "
+             f"{len(dec)} runs certified on both sides ({int((~table.decided).sum())} of {len(table)} not certified "
+             "on one side)"]
     rot = table[(table.predicted_regime == "cluster_rotate") & (table.observed_regime == "cluster_rotate")]
     if len(rot) and "map_rate" in rot:
         e_map = np.abs(rot.observed_rate - rot.map_rate) / np.abs(rot.map_rate)
         e_flow = np.abs(rot.observed_rate - rot.predicted_rate) / np.abs(rot.predicted_rate)
-        worst = int(np.argmax(e_flow.to_numpy()))
-        parts.append(f"where both rotate ({len(rot)} runs) the network turns at its one-cluster map's rate within "
-                     f"{e_map.max():.1g}, while the flow's rate is off by {e_flow.min():.2g}–{e_flow.max():.2g}, "
-                     f"growing with h·rate (up to {rot.h.iloc[worst] * abs(rot.predicted_rate.iloc[worst]):.2g}): "
-                     "the discrete step, not the flow, sets the rate at the trained h")
+        hr = rot.h * np.abs(rot.predicted_rate)
+        parts.append(f"where both rotate ({len(rot)} runs) the network turns at its one-cluster map's rate to a "
+                     f"relative {e_map.max():.1g} (C14c's tolerance {C14C_RTOL:g}), while the flow's rate is off by "
+                     f"{span(100 * e_flow.min(), 100 * e_flow.max(), '.0f', ' %')} at h·|rate| "
+                     f"{span(hr.min(), hr.max(), '.2g')}: at the trained step the discrete map, not the flow, sets "
+                     "the rate")
     qd = table[table.predicted_regime != "undetermined"]
     if len(qd):
-        parts.append(f"quantisation changes the predicted regime in {int(qd.quantised_changed.sum())} of {len(qd)}")
+        parts.append(f"quantisation changes the predicted regime in {int(qd.quantised_changed.sum())} of the {len(qd)} "
+                     "runs whose flow is certified")
     return "; ".join(parts)
