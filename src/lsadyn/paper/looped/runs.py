@@ -9,7 +9,8 @@ two starts — one test sequence of the task (``task``) and ``n_uniform`` i.i.d.
 
 * *predicts*: :func:`lsadyn.simulate_regime` of the head's (A, V, β = 1) and model, certified, from that start;
 * *observes*: :func:`lsadyn.looped.looped_regime`, the trained map itself at its own h, looped ``loop_factor`` × its
-  training depth L (layer l is the flow's time t = l·h), labelled by the same certifier;
+  training depth L (layer l is the flow's time t = l·h), certified on the map itself (:mod:`lsadyn.looped.certify`),
+  independently of the flow's label;
 * *quantises*: every weight matrix to b bits (:func:`lsadyn.paper.robustness.runs.quantise`, as C8 does) and
   predicts again from the same start.
 
