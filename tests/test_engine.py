@@ -19,7 +19,7 @@ from lsadyn.regimes.classify import RegimeTolerances, algebraic_cluster_fit, cla
 I2 = np.eye(2)
 J = np.array([[0.0, -1.0], [1.0, 0.0]])
 
-#: two points of every regime (labels derived in tests/test_regimes.py and SCIENCE.md §3)
+#: two points of every regime (labels derived in tests/test_regimes.py and docs/theory.md §3)
 POINTS = [
     (I2, I2, "cluster_converge"),
     (np.array([[1.0, 0.3], [-0.1, 0.7]]), I2, "cluster_converge"),

@@ -1,4 +1,4 @@
-"""Observers of lsadyn.observers: cluster shape and the distance from the OA manifold (SCIENCE.md §5)."""
+"""Observers of lsadyn.observers: cluster shape and the distance from the OA manifold (docs/theory.md §5)."""
 
 import numpy as np
 import pytest

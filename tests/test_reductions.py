@@ -27,7 +27,7 @@ def test_common_field_reproduces_angle_velocity(rng):
 
 
 def test_oa_identity_case():
-    """A = V = I: dR/dt = (beta/2) R (1 - |R|^2) (SCIENCE.md §2)."""
+    """A = V = I: dR/dt = (beta/2) R (1 - |R|^2) (docs/theory.md §2)."""
     beta = 2.5
     coeffs = kuramoto_coefficients(np.eye(2), np.eye(2), beta)
     R = np.array([0.3 + 0.1j, -0.5j, 0.9 * np.exp(2j)])

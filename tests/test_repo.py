@@ -128,3 +128,20 @@ def test_readme_cites_the_paper_and_the_software():
     assert "On the Diverse Dynamical Behaviors Arising in Deep Linear Transformers" in readme
     assert "arXiv:2607.18584" in readme and "García Trillos" in readme
     assert "CITATION.cff" in readme
+
+
+def test_the_theory_the_code_cites_is_in_the_repository():
+    """Docstrings and tests cite the derivations as docs/theory.md §N; every such N is a section of that page, and
+    nothing cites a file outside the repository (issue 43: 'SCIENCE.md §n' 28 times, a file no clone has)."""
+    import re
+
+    theory = (ROOT / "docs/theory.md").read_text()
+    sections = set(re.findall(r"^## (\d+)\. ", theory, flags=re.M))
+    files = [*(ROOT / "src").rglob("*.py"), *(ROOT / "workflow").rglob("*.py"), *(ROOT / "tests").glob("*.py"),
+             *(ROOT / "tests").glob("*.md"), *(ROOT / "docs").glob("*.md")]
+    cited = set()
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        assert "SCIENCE.md" not in text or f.name == "test_repo.py", f
+        cited |= set(re.findall(r"docs/theory\.md §(\d+)", text))
+    assert cited and cited <= sections, sorted(cited - sections)

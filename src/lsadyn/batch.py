@@ -3,7 +3,7 @@ vectorised fixed-step RK4 over a stack ``X`` of shape (B, n, d), each member wit
 decided by the shared decision procedure (:func:`lsadyn.regimes.decision.decide`).
 
 Member b follows :math:`\dot x_k = P^\perp_{x_k}\big(\tfrac1n\sum_j h(\beta_b\langle x_k, A_b x_j\rangle)
-V_b x_j\big)` (SCIENCE.md §1; LSA h(y) = y, USA h(y) = eᵞ), in its own rescaled time s = t/τ_b:
+V_b x_j\big)` (docs/theory.md §1; LSA h(y) = y, USA h(y) = eᵞ), in its own rescaled time s = t/τ_b:
 
 * LSA: :math:`\tau = 1/(\beta\|A\|_2\|V\|_2)` (:func:`lsadyn.api.time_scale`, as every other run);
 * USA: :math:`\tau = 1/(\|V\|_2\, e^{\beta\|A\|_2})` (:func:`usa_time_scale`), a bound on the USA speed:

@@ -1,4 +1,4 @@
-r"""Bounded-Lipschitz (Dudley) distance between measures on the circle (SCIENCE.md §4).
+r"""Bounded-Lipschitz (Dudley) distance between measures on the circle (docs/theory.md §4).
 
 .. math:: d_{BL}(\mu, \nu) = \sup\Big\{\int f\,d(\mu-\nu) : \|f\|_\infty \le 1,\ \mathrm{Lip}(f) \le 1\Big\}
 

@@ -182,7 +182,7 @@ def conformal_barycentre(z, tol: float = 1e-10, max_iter: int = 200) -> complex:
 
 def oa_manifold_distance(theta, k_max: int = 64) -> float:
     r"""Distance of a d = 2 token population (angles θ (n,)) from the Ott–Antonsen manifold, in the
-    doubled angle ξ = 2θ (SCIENCE.md §5).
+    doubled angle ξ = 2θ (docs/theory.md §5).
 
     The OA (wrapped-Cauchy) family is the orbit of the uniform measure under Möbius maps of the
     disc, and the d = 2 dynamics moves the points :math:`z_k = e^{i\xi_k}` only by Möbius maps. So:

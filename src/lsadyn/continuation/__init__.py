@@ -1,4 +1,4 @@
-r"""Numerical continuation of the Ott–Antonsen flow of d = 2 linear attention (SCIENCE.md §2).
+r"""Numerical continuation of the Ott–Antonsen flow of d = 2 linear attention (docs/theory.md §2).
 
 The OA ODE :math:`\dot R_2 = i\beta\,\mathrm{tr}B\,R_2 + \frac{i\beta}2(\bar c + cR_2^2)` is a 2-D polynomial
 flow in x = (Re R₂, Im R₂) whose coefficients depend on (A, V, β). A *family* maps two parameters

@@ -9,7 +9,7 @@ every ``renorm`` steps the m vectors, flattened to the columns of an (n d, m) ma
 are :math:`\lambda_i = \frac1{t}\sum \log|R_{ii}|` over the measured time t, sorted descending (shape (m,)).
 m ≤ n (d − 1), the dimension of the tangent space.
 
-On the OA manifold at d = 2 (SCIENCE.md §5) the tokens' doubled phases are the Möbius image of n evenly spaced
+On the OA manifold at d = 2 (docs/theory.md §5) the tokens' doubled phases are the Möbius image of n evenly spaced
 points, :math:`z_k = (e^{i\psi_k} + R)/(1 + \bar R e^{i\psi_k})`, :math:`\psi_k = 2\pi k/n`, so that
 :math:`\frac1n\sum z_k = R` (exactly, up to O(|R|ⁿ)); :func:`oa_manifold_tokens` returns
 :math:`x_k = (\cos\theta_k, \sin\theta_k)`, θ_k = arg z_k / 2. There the token spectrum is the OA flow's, spread over

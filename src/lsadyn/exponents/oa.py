@@ -1,4 +1,4 @@
-r"""Exponents of the attractors of the d = 2 OA flow (SCIENCE.md §2) at one point (A, V, β).
+r"""Exponents of the attractors of the d = 2 OA flow (docs/theory.md §2) at one point (A, V, β).
 
 The flow :math:`\dot R_2 = F(R_2)` in x = (Re R₂, Im R₂) and its Jacobian J (2, 2) are those of
 :mod:`lsadyn.continuation.oa`. Its attractors and the *leading exponent* of each (the largest real part of the
@@ -44,7 +44,7 @@ REGIMES = ("interior_converge", "cluster_converge", "cluster_rotate")
 
 @dataclass(frozen=True)
 class Attractor:
-    """One attractor of the OA flow: ``regime`` (the label of SCIENCE.md §3), ``exponent`` (leading, see the
+    """One attractor of the OA flow: ``regime`` (the label of docs/theory.md §3), ``exponent`` (leading, see the
     module), ``R2`` (complex; the equilibrium, NaN for the rotating circle), ``period`` (rotation; NaN otherwise)."""
 
     regime: str

@@ -4,7 +4,7 @@ r"""Vector fields of the token dynamics on :math:`S^{d-1}`: pure functions ``f(t
     \dot x_k = P^\perp_{x_k}\Big(\tfrac1n \sum_j h(\beta\langle x_k, A x_j\rangle)\, V x_j\Big),
     \qquad P^\perp_x y = y - \langle x, y\rangle x ,
 
-with h(y) = y (LSA), h(y) = e^y (USA), and the softmax-normalised sum for SA (SCIENCE.md §1).
+with h(y) = y (LSA), h(y) = e^y (USA), and the softmax-normalised sum for SA (docs/theory.md §1).
 
 * :mod:`lsadyn.fields.attention`: :class:`~lsadyn.fields.attention.Attention` (A (d, d), V (d, d), β), the LSA,
   USA and SA fields, their O(n² d) pairwise references and the numpy tangent projection.

@@ -1,4 +1,4 @@
-r"""Attention dynamics on the unit sphere (SCIENCE.md §1).
+r"""Attention dynamics on the unit sphere (docs/theory.md §1).
 
 Every vector field here is a pure function ``f(t, X, params)`` of the time ``t``
 (unused: the fields are autonomous), the token matrix ``X`` of shape ``(n, d)``

@@ -1,6 +1,6 @@
 r"""The d = 2 softmax fields (USA, SA) as a Kuramoto–Daido model: every velocity through the empirical moments
 :math:`Z_m = \frac1n\sum_j e^{im\theta_j}`, O(n M) per evaluation instead of the O(n²) kernel matrix
-(SCIENCE.md §6).
+(docs/theory.md §6).
 
 **Complex form.** A token is :math:`x = (\cos\theta, \sin\theta)`, :math:`z = e^{i\theta}`. A real 2×2 matrix acts
 on :math:`z = x_1 + i x_2` as :math:`Az = \alpha z + \gamma\bar z` with (:func:`complex_form`)
@@ -35,7 +35,7 @@ With :math:`Vz = \nu z + \mu\bar z` (the complex form of V) the attention sum an
 
 and the tangent projection keeps :math:`\dot\theta_k = \mathrm{Im}(\bar z_k S_k)` (USA) or
 :math:`\mathrm{Im}(\bar z_k S_k)/N_k` (SA, the :math:`e^{x_k}` cancels); :math:`\dot x_k = \dot\theta_k(-\sin\theta_k,
-\cos\theta_k)`. Expanding :math:`x_k^m\zeta_k^m` back in :math:`\theta_k` gives the double series of SCIENCE.md §6
+\cos\theta_k)`. Expanding :math:`x_k^m\zeta_k^m` back in :math:`\theta_k` gives the double series of docs/theory.md §6
 (harmonics :math:`e^{ir\theta_k}e^{is\theta_j}`); the per-token form sums it exactly, scaled by each row's own
 largest possible logit :math:`x_k` instead of the global :math:`\beta\|A\|_2`, so no row loses digits to a
 scale it does not reach.
@@ -43,7 +43,7 @@ scale it does not reach.
 **LSA is the pure second harmonic.** For :math:`h(y) = y`, :math:`x\cos(\theta_j-\phi) = \frac x2(\zeta^{-1}
 e^{i\theta_j} + \zeta e^{-i\theta_j})`: only :math:`m = \pm1` with weights :math:`x_k/2` (no :math:`e^{x_k}`), so
 :math:`S_k` reads :math:`Z_0 = 1` and :math:`Z_{\pm2}` only, and since :math:`x_k\zeta_k = \beta(\alpha\bar z_k +
-\bar\gamma z_k)`, :math:`\dot\theta_k` holds only the harmonics 0 and ±2 of :math:`\theta_k`: SCIENCE.md §2
+\bar\gamma z_k)`, :math:`\dot\theta_k` holds only the harmonics 0 and ±2 of :math:`\theta_k`: docs/theory.md §2
 (:func:`lsa_field_moments`). The softmax kernel adds every harmonic, the first included.
 
 **Cutoff rule** (:func:`bessel_cutoff`). The series is cut at :math:`|m| \le M`, M the smallest with

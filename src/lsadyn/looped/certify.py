@@ -17,29 +17,31 @@ since the weight of token k on token j depends on x_k through ⟨x_k, A x_j⟩ �
 depends on the other tokens is common to the cluster (SA: k' = 0, its weights sum to 1). The checks, on the last
 ``window`` of the iterates X_l (m, n, d):
 
-=====================  ==============================================================================================
-attractor (``kind``)   check
-=====================  ==============================================================================================
-spread (always)        1 − r < :data:`~lsadyn.exponents.cluster.R_TIGHT` and either 1 − r is at rounding
-                       (≤ :data:`GAP_FLOOR`) or its measured per-layer log-ratio, settled over ≥ 3 e-folds, equals
-                       2λ_D within :data:`EXPONENT_RTOL`, where λ_D < 0 is the spread map's top Lyapunov exponent along
-                       the window's centres (the log growth per layer of a tangent vector carried by the D_{c_l}).
-fixed point            the centre's orbit under F (iterated from the last centre, the network's own map of one cluster)
-(``map_fixed_point``)  settles; Newton on F(x) = x from there converges to x*, and every multiplier μ of DF(x*) on the
-                       tangent space has |μ| < 1: ``cluster_converge``.
-fixed manifold         as above, but the multipliers with |μ| = 1 belong to directions along which F fixes every
-(``map_fixed_manifold``) point (V = cI: F is the identity): the centre rests where it is, ``cluster_converge``.
-any state              (not one cluster) the tokens' largest step per layer decays geometrically, settled over ≥ 3
-(``map_equilibrium``)  e-folds, or is at rounding: the iterates converge to a fixed point of the n-token map
-                       (``cluster_converge`` when 1 − r ≤ 10⁻³, else ``interior_converge``).
-rotation               the centre's orbit under F keeps turning (≥ :data:`MIN_RETURNS` returns to the hyperplane
-(``map_rotation``)     through its start normal to its first step, none settling) and its tangent map's Lyapunov
-                       spectrum (QR of DF along the orbit's second half) is one neutral exponent, |λ₁| ≤
-                       :data:`NEUTRAL_RTOL`·|λ₂|, along the curve the orbit fills, and all others negative: an attracting
-                       invariant curve with no fixed point on it (d = 2: the circle, whose map has no fixed point when
-                       an orbit turns past it), ``cluster_rotate``, at the rate of arg R₂ (twice the centre's angular
-                       speed; d = 2 signed) over the whole turns between the first and last returns.
-=====================  ==============================================================================================
+==========================  ==========================================================================================
+attractor (``kind``)        check
+==========================  ==========================================================================================
+spread (always)             1 − r < :data:`~lsadyn.exponents.cluster.R_TIGHT` and either 1 − r is at rounding (≤
+                            :data:`GAP_FLOOR`) or its measured per-layer log-ratio, settled over ≥ 3 e-folds, equals
+                            2λ_D within :data:`EXPONENT_RTOL`, where λ_D < 0 is the spread map's top Lyapunov exponent
+                            along the window's centres (the log growth per layer of a tangent vector carried by the
+                            D_{c_l}).
+fixed point                 the centre's orbit under F (iterated from the last centre: the network's own map of one
+(``map_fixed_point``)       cluster) settles; Newton on F(x) = x from there converges to x*, and every multiplier μ of
+                            DF(x*) on the tangent space has |μ| < 1: ``cluster_converge``.
+fixed manifold              as above, but the multipliers with |μ| = 1 belong to directions along which F fixes every
+(``map_fixed_manifold``)    point (V = cI: F is the identity): the centre rests where it is, ``cluster_converge``.
+any state                   (not one cluster) the tokens' largest step per layer decays geometrically, settled over ≥
+(``map_equilibrium``)       3 e-folds, or is at rounding: the iterates converge to a fixed point of the n-token map
+                            (``cluster_converge`` when 1 − r ≤ 10⁻³, else ``interior_converge``).
+rotation                    the centre's orbit under F keeps turning (≥ :data:`MIN_RETURNS` returns to the hyperplane
+(``map_rotation``)          through its start normal to its first step, none settling) and its tangent map's Lyapunov
+                            spectrum (QR of DF along the orbit's second half) is one neutral exponent along the curve
+                            the orbit fills, |λ₁| ≤ :data:`NEUTRAL_RTOL`·|λ₂|, and all others negative: an attracting
+                            invariant curve with no fixed point on it (d = 2: the circle, whose map has no fixed point
+                            when an orbit turns past it), ``cluster_rotate``, at the rate of arg R₂ (twice the
+                            centre's angular speed; d = 2 signed) over the whole turns between the first and last
+                            returns.
+==========================  ==========================================================================================
 
 Otherwise the iterates are not labelled: ``undetermined``, with what was found (an unclustered state, whose map has
 no theory here, a spread that does not contract at the spread map's rate, a centre still on its way).

@@ -1,4 +1,4 @@
-"""The claims table: rows per claim C1…C7 of SCIENCE.md §3, each computed from results tables
+"""The claims table: rows per claim C1…C7 of docs/theory.md §3, each computed from results tables
 (never typed in, never relabelled).
 
 Columns (``COLUMNS``): ``id`` (unique per row, scheme in workflow/report/claims_legend.md), ``claim``
@@ -30,7 +30,7 @@ EXPONENT_TOL = 0.05
 
 #: The rows of the first screen of results/FINDINGS.md and of the report's findings page, in order: a key (a claim
 #: of the claims table, or the id of a row that is a study of its own filed under a paper claim's number) ->
-#: (what the paper says, in one sentence, SCIENCE.md §3; the figures to look at). C1–C7 are the paper's claims;
+#: (what the paper says, in one sentence, docs/theory.md §3; the figures to look at). C1–C7 are the paper's claims;
 #: C8–C11 and ``C1b-offmanifold`` go beyond it (their sentence says what the paper leaves open). The only prose about the paper the findings pages hold: the
 #: findings job stops, naming the claim, when the claims table has one without an entry here.
 CLAIM_ROWS = {

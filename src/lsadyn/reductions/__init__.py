@@ -1,4 +1,4 @@
-r"""Exact reductions of the d = 2 LSA token system (SCIENCE.md §2), in doubled phases :math:`z_k = e^{2i\theta_k}`:
+r"""Exact reductions of the d = 2 LSA token system (docs/theory.md §2), in doubled phases :math:`z_k = e^{2i\theta_k}`:
 
 .. math:: \dot z_k = i\omega z_k + \tfrac12 (H - \bar H z_k^2),\qquad
           \omega = \beta\,\mathrm{tr}B(R_2),\ H = i\beta\,\overline{c(R_2)},\ R_2 = \tfrac1n\sum_k z_k .

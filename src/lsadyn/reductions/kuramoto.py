@@ -1,4 +1,4 @@
-r"""d = 2 linear attention as a Kuramoto model with pure second-harmonic coupling (SCIENCE.md §2).
+r"""d = 2 linear attention as a Kuramoto model with pure second-harmonic coupling (docs/theory.md §2).
 
 With :math:`x_k = (\cos\theta_k, \sin\theta_k)`, :math:`J = [[0,-1],[1,0]]`:
 

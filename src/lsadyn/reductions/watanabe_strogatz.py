@@ -1,4 +1,4 @@
-r"""Watanabe–Strogatz reduction of the d = 2 LSA dynamics (SCIENCE.md §2).
+r"""Watanabe–Strogatz reduction of the d = 2 LSA dynamics (docs/theory.md §2).
 
 Each :math:`z_k = e^{i\xi_k}` (:math:`\xi_k = 2\theta_k`) obeys the same Riccati equation
 :math:`\dot z = i\omega z + \frac12(H - \bar H z^2)` with common :math:`\omega(R_2), H(R_2)`,

@@ -1,4 +1,4 @@
-r"""Regime classification from a trajectory of :math:`R_2(t)` (SCIENCE.md §3).
+r"""Regime classification from a trajectory of :math:`R_2(t)` (docs/theory.md §3).
 
 Only the final window (the last ``window`` fraction of the samples) is read. With
 :math:`\Delta_{|R|}` = max − min of :math:`|R_2|` there and :math:`\Delta\varphi` the change of the

@@ -1,5 +1,5 @@
 r"""Compiled (numba) integrator of the d = 2 n-token system in doubled-phase points, batched over
-parameter points × tokens (SCIENCE.md §2, :func:`lsadyn.reductions.kuramoto.phase_point_field`).
+parameter points × tokens (docs/theory.md §2, :func:`lsadyn.reductions.kuramoto.phase_point_field`).
 
 For every parameter point p and token k, :math:`z_k = e^{2i\theta_k} = x_k + i v_k` obeys
 

@@ -236,7 +236,7 @@ def _check_robustness(config: dict) -> None:
 
 
 def _check_semantics(config: dict) -> None:
-    """Config values that name a regime must produce it (conditions derived in README / SCIENCE.md).
+    """Config values that name a regime must produce it (conditions derived in docs/theory.md §3 and the claims' statements).
 
     Case 4 (A = I, V = [[v11, v12], [−v12, −v11]]): the OA flow has closed orbits (oscillation)
     exactly when |v11| < |v12| and converges when |v11| ≥ |v12| (the conserved 𝓗 is bounded below

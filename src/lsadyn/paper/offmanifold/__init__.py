@@ -1,4 +1,4 @@
-r"""Off the OA manifold (SCIENCE.md §5; claims row C1b-offmanifold): the doubled phases :math:`z_k = e^{2i\theta_k}`
+r"""Off the OA manifold (docs/theory.md §5; claims row C1b-offmanifold): the doubled phases :math:`z_k = e^{2i\theta_k}`
 move by Möbius maps only, so a population's distance D from the OA manifold is conserved and, where the OA ODE
 converges to an interior point, |R₂| keeps oscillating with a peak-to-peak amplitude ∝ D.
 

@@ -1,4 +1,4 @@
-r"""Runs of the off-manifold stage: tokens that keep moving about an OA interior fixed point (SCIENCE.md §5).
+r"""Runs of the off-manifold stage: tokens that keep moving about an OA interior fixed point (docs/theory.md §5).
 
 The d = 2 dynamics moves the doubled phases :math:`z_k = e^{2i\theta_k}` by Möbius maps only, so a
 population's distance from the OA manifold, :math:`D` (:func:`lsadyn.observers.oa_manifold_distance`),
