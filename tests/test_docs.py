@@ -68,3 +68,13 @@ def test_docs_build_and_render_in_a_real_browser(tmp_path):
         page.screenshot(path=str(tmp_path / "gallery.png"))
         browser.close()
     assert sizes and all(ok and w > 0 and h > 0 for ok, w, h in sizes), sizes
+
+
+def test_the_entry_points_examples_run_as_doctests():
+    """The numpydoc Examples of the public entry points (issue 44: 'the Examples run as doctests in CI')."""
+    import doctest
+
+    import lsadyn.api
+
+    res = doctest.testmod(lsadyn.api, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert res.failed == 0 and res.attempted >= 7

@@ -247,6 +247,49 @@ def predict_regime(A, V, beta=1.0, *, horizon=400.0, n_samples=8000, tol: Regime
     :func:`predict_regime_batch`): the limit values are those of the attractor it was certified in, and
     ``details['attractor']`` says which (kind, location, exponent, multiplier, period, rate), ``['checked']`` how,
     ``['t_certified']`` when. Undecided runs continue (:mod:`lsadyn.regimes.decision`) up to ``budget`` × the horizon.
+
+    Parameters
+    ----------
+    A, V : array_like, shape (2, 2)
+        The key-query matrix A = QᵀK and the value matrix V, real and finite.
+    beta : float, default 1.0
+        Inverse temperature β > 0.
+    horizon : float, default 400.0
+        Base horizon in units of τ = 1/(β‖A‖₂‖V‖₂) (docs/theory.md §1).
+    n_samples : int, default 8000
+        Output times over the base horizon (≥ 64).
+    tol : RegimeTolerances, optional
+        The window rule's tolerances; read only with ``certify=False``.
+    budget : float, default 16
+        Undecided runs continue up to ``budget`` × ``horizon``.
+    progress : callable, optional
+        Called with the fraction done, in [0, 1].
+    max_bytes, max_seconds : float, optional
+        Limits on the estimated memory and time (:mod:`lsadyn.budget`); the run is refused above them.
+    certify : bool, default True
+        Label only a checked attractor (``False``: the window rule).
+
+    Returns
+    -------
+    RegimeResult
+        ``regime`` (one of :data:`lsadyn.regimes.classify.LABELS`), ``abs_R2`` and ``arg_R2_rate`` (the
+        attractor's |R₂| and rate of arg R₂ per unit time), ``period`` (NaN unless periodic), ``method``
+        (``"oa"``) and ``details`` (above; ``details['certified']`` is ``result.certified``).
+
+    Raises
+    ------
+    ValueError
+        One line naming the argument: A or V not 2 × 2, not finite, or out of range; beta ≤ 0; a run over
+        the limits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = predict_regime(np.eye(2), np.array([[1.0, -1.0], [1.0, 1.0]]))
+    >>> res.regime, round(res.arg_R2_rate, 6), res.certified
+    ('cluster_rotate', 2.0, True)
+    >>> predict_regime(np.eye(2), -np.eye(2)).regime
+    'interior_converge'
     """
     p = attention(A, V, beta)
     if p.d != 2:
@@ -442,6 +485,61 @@ def simulate_regime(
     ``attractor``, ``checked``, ``t_certified``, and always ``cluster_shape``. A run the certifier finds cannot be
     decided within the budget (a return map converging too slowly, a metastable USA oscillation whose projected exit
     lies past it) ends early as ``undetermined`` with that reason. ``certify=False``: the window classifier.
+
+    Parameters
+    ----------
+    A, V : array_like, shape (d, d)
+        The key-query matrix A = QᵀK and the value matrix V, real and finite.
+    beta : float, default 1.0
+        Inverse temperature β > 0.
+    n : int, optional
+        Tokens (default 1000, or the rows of ``X0``).
+    d : int, optional
+        Token dimension; must equal A's size.
+    model : {"lsa", "usa", "sa"}, default "lsa"
+        Linear, unnormalised softmax or softmax attention (docs/theory.md §1).
+    seed : int, default 0
+        Seed of the i.i.d. uniform tokens.
+    horizon : float, default 400.0
+        Base horizon in units of the model's τ (LSA, USA: 1/(β‖A‖₂‖V‖₂); SA: :func:`sa_time_scale`).
+    n_samples : int, default 4000
+        Output times over the base horizon (≥ 64).
+    tol : RegimeTolerances, optional
+        The window rule's tolerances.
+    method : {"DOP853", "rk4"}, default "DOP853"
+        The integrator; ``dt`` sets RK4's step (in τ).
+    rtol, atol : float
+        DOP853's tolerances.
+    X0 : array_like, optional
+        Start: (n, d) unit vectors, or n angles in d = 2.
+    budget : float, default 16
+        Undecided runs continue up to ``budget`` × ``horizon``.
+    progress : callable, optional
+        Called with the fraction done, in [0, 1].
+    max_bytes, max_seconds : float, optional
+        Limits on the estimated memory and time, checked before anything is allocated (:mod:`lsadyn.budget`).
+    direct : bool, default False
+        d = 2 softmax: keep the O(n²) kernel instead of the moment form.
+    certify : bool, default True
+        Label only a checked attractor (``False``: the window rule).
+
+    Returns
+    -------
+    RegimeResult
+        ``regime``, ``abs_R2`` (|R₂| in d = 2, r in d > 2), ``arg_R2_rate`` (per unit time; d > 2 unsigned),
+        ``period``, ``method`` (``"particles-<model>"``) and ``details`` (above).
+
+    Raises
+    ------
+    ValueError
+        One line naming the argument: a bad shape, a NaN, an unknown model, a run over the limits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = simulate_regime(np.eye(2), np.array([[1.0, -1.0], [1.0, 1.0]]), n=200, seed=0)
+    >>> res.regime, res.certified, res.details["cluster_shape"]
+    ('cluster_rotate', True, 'antipodal_pair')
     """
     field_for(model)  # an unknown model is named before anything else
     seed = as_int_at_least(seed, "seed", 0)
