@@ -62,6 +62,8 @@ sphinx_gallery_conf = {
 html_theme = "pydata_sphinx_theme"
 html_title = "lsadyn"
 html_theme_options = {"navigation_depth": 2, "show_toc_level": 2}
+html_static_path = ["_static"]
+html_css_files = ["lsadyn.css"]
 
 
 def _generate(app):

@@ -69,6 +69,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+#: The regime labels, statements about t → ∞ (docs/theory.md §3); ``undetermined`` when no attractor was certified.
 LABELS = ("cluster_converge", "cluster_rotate", "oscillate", "interior_converge", "undetermined")
 
 
