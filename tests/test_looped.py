@@ -164,3 +164,23 @@ def test_a_clustered_network_turns_at_its_one_cluster_map_s_rate_which_tends_to_
     k = {"lsa": a, "usa": np.exp(a), "sa": 1.0}[model]
     errs = [abs(cluster_map_rate(x, p, model, hh, int(60 / hh)) - 2 * k * b) for hh in (0.02, 0.01)]
     assert 1.6 < errs[0] / errs[1] < 2.4, errs
+
+
+@settings(max_examples=15, deadline=None)
+@given(model=st.sampled_from(["lsa", "usa", "sa"]), seed=st.integers(0, 10**6), h=st.floats(0.01, 0.5))
+def test_the_one_token_maps_jacobian_is_its_derivative(model, seed, h):
+    """map_jacobian (docs/theory.md §8) against central differences of the one-token map, random weights."""
+    from lsadyn.looped.certify import map_jacobian, one_token_map
+
+    rng = np.random.default_rng(seed)
+    d = 3
+    A, V = rng.standard_normal((2, d, d)) / np.sqrt(d)
+    p = Attention(A, V, 1.0)
+    x = rng.standard_normal(d)
+    x /= np.linalg.norm(x)
+    eps = 1e-6
+    num = np.column_stack([(one_token_map(x + eps * e, p, model, h) - one_token_map(x - eps * e, p, model, h))
+                           / (2 * eps) for e in np.eye(d)])
+    # one_token_map normalises its input, so compare on the tangent space of x, where the two agree
+    T = np.eye(d) - np.outer(x, x)
+    assert np.abs((map_jacobian(x, p, model, h) - num) @ T).max() < 1e-7

@@ -11,7 +11,7 @@ Member b, tokens X (n, d), logits :math:`L_{kj} = \beta\langle x_k, A x_j\rangle
   e^{L_{kj} - \beta\|A\|_2} V x_j\big)` (exponents ≤ 0: no overflow at any β).
 
 Observed at each time (:func:`gram_order`), from the Gram matrix :math:`G = X X^\top` (B, n, n): the order
-parameter :math:`r = (d\,\lambda_{max}(X^\top X/n) - 1)/(d - 1)` (docs/theory.md §3; 1 when every token sits on one axis,
+parameter :math:`r = (d\,\lambda_{max}(X^\top X/n) - 1)/(d - 1)` (docs/theory.md §1; 1 when every token sits on one axis,
 one cluster or an antipodal pair; :math:`\lambda_{max}(X^\top X) = \lambda_{max}(X X^\top)`) and the fraction of
 pairs k ≠ j with :math:`\langle x_k, x_j\rangle > 1 - \varepsilon` (the peers' "density" of clustered pairs).
 """

@@ -18,7 +18,8 @@
 # network at its own step h, against t = l·h) beside the flow of the same (A, V, β) (line). (c) Regimes per task and
 # model: the flow's certified label (left bar) and the looped network's, certified on its own map, at loop_factor ×
 # its training depth (right bar). (d) The network's turning rate against the flow's (dots) and its one-cluster map's
-# (squares), one mark per model and seed where both turn (the two starts turn alike). The title's counts are the
+# (squares), one mark per model and seed where both turn (the two starts turn alike; grey ×: the network makes
+# less than one turn in its read window, so its rate is not read). The title's counts are the
 # claims rows' (lsadyn.paper.looped.summary). Reads results files only.
 
 # %%
@@ -27,7 +28,7 @@ import numpy as np
 import pandas as pd
 from lsadyn_workflow.io import atomic_path, load_arrays, load_table
 
-from lsadyn.paper.looped.summary import claim_rows
+from lsadyn.paper.looped.summary import claim_rows, whole_turns
 from lsadyn.paper.plotting import COLUMN_WIDTH, panel_letter, save_figure, style
 
 if "snakemake" not in globals():  # run on its own (python, Jupyter): the job's values from the workflow
@@ -59,7 +60,7 @@ for job in jobs:
     ax.axhline(g.baseline_loss.iloc[0], color=colour[job], ls=(0, (5, 3)), lw=0.9, alpha=0.8)
 ax.set_yscale("log")
 ax.set_xlabel("Adam step")
-ax.set_ylabel("training loss (dashed: the task's baseline)")
+ax.set_ylabel("training loss (dark: first seed, light: second;\ndashed: the task's baseline)")
 ax.legend(fontsize=5.5, loc="lower left")
 panel_letter(ax, "a")
 
@@ -70,11 +71,11 @@ for job in jobs:
     seed = min(int(k.split("_")[0][1:]) for k in a if k.endswith("_uniform_t"))
     t, rl, rf = (a[f"s{seed}_uniform_{k}"] for k in ("t", "r_loop", "r_flow"))
     ax.plot(t, rf, color=colour[job], lw=1)
-    ax.plot(t[::4], rl[::4], "o", ms=2.6, color=colour[job], mfc="none", mew=0.7, alpha=0.8)
+    ax.plot(t, rl, "o", ms=2.2, color=colour[job], mfc="none", mew=0.6, alpha=0.8)
 ax.set_xscale("symlog", linthresh=1.0)
 ax.set_xlabel("$t = l\\,h$ (layer $l$, step $h$)")
 ax.set_ylabel("$r = (d\\lambda_{max}(M) - 1)/(d - 1)$")
-ax.set_title("first seed of each model, uniform tokens; $M = \\sum_k x_k x_k^{\\top}/n$", fontsize=6.5)
+ax.set_title("first seed, uniform tokens (colours of (a)); $M = \\sum_k x_k x_k^{\\top}/n$", fontsize=6.5)
 ax.set_ylim(-0.05, 1.05)
 ax.plot([], [], "k-", lw=1, label="flow")
 ax.plot([], [], "ko", ms=2.6, mfc="none", label="looped network")
@@ -100,15 +101,20 @@ panel_letter(ax, "c")
 
 ax = axes[1, 1]
 rot = table[(table.predicted_regime == "cluster_rotate") & (table.observed_regime == "cluster_rotate")]
-rot = rot.drop_duplicates(["task", "model", "seed", "observed_rate", "predicted_rate"])
+rot = rot.assign(read=whole_turns(rot) >= 1).drop_duplicates(["task", "model", "seed"])  # the two starts turn alike
 if len(rot):
     for job in jobs:
         g = rot[(rot.task == job[0]) & (rot.model == job[1])]
         if not len(g):
             continue
-        ax.scatter(g.predicted_rate, g.observed_rate, s=18, color=colour[job], label=f"{job[0]} {job[1].upper()}: flow")
-        ax.scatter(g.map_rate, g.observed_rate, s=40, facecolors="none", edgecolors=colour[job], marker="s",
+        r = g[g.read]
+        ax.scatter(r.predicted_rate, r.observed_rate, s=18, color=colour[job], label=f"{job[0]} {job[1].upper()}: flow")
+        ax.scatter(r.map_rate, r.observed_rate, s=40, facecolors="none", edgecolors=colour[job], marker="s",
                    label=f"{job[0]} {job[1].upper()}: one-cluster map at h")
+        n = g[~g.read]
+        if len(n):
+            ax.scatter(n.predicted_rate, n.observed_rate, s=22, color="0.55", marker="x",
+                       label=f"{job[0]} {job[1].upper()}: flow, network < 1 turn (not read)")
     rates = np.abs(np.r_[rot.predicted_rate, rot.observed_rate, rot.map_rate])
     rates = rates[np.isfinite(rates) & (rates > 0)]
     lo, hi = rates.min() / 1.6, rates.max() * 1.6
@@ -138,8 +144,10 @@ b_ok, b_n, b_und = tally("C14b")
 c_ok, c_n, c_und = tally("C14c")
 c_n -= c_und
 lf = int(table.L_observed.iloc[0] // table.L.iloc[0])
+d_ok, d_n, _ = tally("C14d")
 fig.suptitle(f"C14 (beyond the paper): {a_ok} of {a_n} trained layers meet their loss statement (C14a);\n"
-             f"the network's regime, certified on its own map at {lf}× its depth, is the flow's in {b_ok} of "
-             f"{b_n - b_und} runs certified on both sides (C14b; {b_und} of {b_n} not);\nit turns at its one-cluster "
-             f"map's rate in {c_ok} of {c_n} runs with a whole turn to read (C14c)", fontsize=7)
+             f"the network's regime (certified on its own map within {lf}× its depth) is the flow's in {b_ok} of "
+             f"{b_n - b_und} runs certified on both sides (C14b; {b_und} undetermined);\n"
+             f"it turns at its one-cluster map's rate in {c_ok} of {c_n} runs with a whole turn to read (C14c); "
+             f"quantised weights keep the flow's regime in {d_ok} of {d_n} (C14d)", fontsize=7)
 save_figure(fig, PDF, PNG, DPI, atomic=atomic_path)

@@ -1,4 +1,4 @@
-"""The claims table: rows per claim C1…C7 of docs/theory.md §3, each computed from results tables
+"""The claims table: rows per claim C1…C7 of the paper (stated in CLAIM_ROWS), each computed from results tables
 (never typed in, never relabelled).
 
 Columns (``COLUMNS``): ``id`` (unique per row, scheme in workflow/report/claims_legend.md), ``claim``

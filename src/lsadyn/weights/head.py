@@ -128,5 +128,11 @@ def read_head(src, *, layer: int = 0, head: int = 0, pattern: str = DEFAULT_PATT
             n_heads = int(meta["n_heads"])
         except ValueError:
             raise ValueError(f"weights: {source}: metadata n_heads = {meta['n_heads']!r} is not an integer") from None
-    return head_weights(arrays, layer=int(layer), head=int(head), pattern=pattern, names=names, n_heads=n_heads,
-                        layout=layout, model=meta.get("model"), source=source)
+    try:
+        return head_weights(arrays, layer=int(layer), head=int(head), pattern=pattern, names=names, n_heads=n_heads,
+                            layout=layout, model=meta.get("model"), source=source)
+    except ValueError as err:  # name the file the key was read from
+        msg = str(err)
+        if source != "arrays" and source not in msg:
+            msg = msg.replace("weights: ", f"weights: {source}: ", 1)
+        raise ValueError(msg) from None

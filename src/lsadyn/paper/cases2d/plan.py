@@ -1,6 +1,6 @@
 r"""Plan of the d = 2 study: the parameter families (cases 1–4, the saddle-node family), a case's parameter frame
 from its config section (:func:`build_case`), and the closed-form predictions each is tested against
-(docs/theory.md §3). numpy and pandas only.
+(derived in tests/known_cases.md; the labels: docs/theory.md §3). numpy and pandas only.
 
 Every sampler returns a :class:`pandas.DataFrame` with one row per parameter point: the
 entries ``a11..a22``, ``v11..v22``, ``beta``, the case's own coordinates, and

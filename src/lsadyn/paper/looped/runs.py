@@ -37,6 +37,8 @@ from ...solvers.integrate import integrate_sphere
 from ...weights import read_head
 from ..robustness.runs import quantise
 
+#: layers the one-cluster map (a single token, cheap) is followed for its rate: whole turns even for slow rotations
+MAP_LAYERS = 20_000
 TRAIN_COLUMNS = ["task", "model", "seed", "step", "loss", "test_loss", "baseline_loss", "reference_loss", "accuracy",
                  "baseline_accuracy", "d", "n", "L", "h"]
 
@@ -94,7 +96,8 @@ def compare(path, task, settings, seed: int, n_traj: int = 200):
         obs = looped_regime(X0, p, model, h, L_obs)
         X_obs = looped_forward(X0, p, model, h, L_obs)
         centre = cluster_centre(model, X_obs[-1])
-        map_rate = np.nan if centre is None else cluster_map_rate(centre, p, model, h, L_obs)
+        # the one-cluster map is one token: follow it long enough to read its rate over whole turns
+        map_rate = np.nan if centre is None else cluster_map_rate(centre, p, model, h, max(L_obs, MAP_LAYERS))
         quant = {}
         for b in settings["bits"]:
             Ab, Vb = _quantised_head(head, int(b))

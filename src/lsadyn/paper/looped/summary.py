@@ -11,7 +11,9 @@ r"""Claims rows (C14, beyond the paper, informational) and the findings sentence
   undetermined). The two labels are found independently: the flow's attractor by :mod:`lsadyn.regimes.tokens`,
   the network's on its own map by :mod:`lsadyn.looped.certify`.
 * ``C14c-{task}-{model}``: where both rotate, the network's rate equals its one-cluster map's (``map_rate``) within
-  ``rate_rtol``; the note gives the flow's relative error beside h·|rate|, the size of the step's first-order effect.
+  ``rate_rtol``: a consistency check of the reduction (once the tokens are one point they *are* one token), not
+  independent evidence. The note gives the flow's relative error beside h·|rate|, the size of the step's
+  first-order effect.
   A run whose network makes less than one whole turn in the part of its run the rates are read over is not read
   (undetermined): a rate over part of a non-uniform turn is not the rotation's.
 * ``C14d``: quantising the weights to b bits keeps each decided predicted regime.
@@ -109,14 +111,16 @@ def found_sentence(rows: pd.DataFrame, table: pd.DataFrame | None) -> str:
     learned = []
     for (task, model), g in models.groupby(["task", "model"], sort=False):
         learned.append(f"{task} {model.upper()} test loss {span(g.task_loss.min(), g.task_loss.max(), '.2g')} "
-                       f"(baseline {g.baseline_loss.mean():.2g})")
+                       f"(baseline {span(g.baseline_loss.min(), g.baseline_loss.max(), '.2g')})")
     dec = table[table.decided]
     starts = table.start.nunique()
     parts = [f"trained looped layers ({len(models)}): " + ", ".join(learned),
              f"over {len(table)} runs ({len(models)} models × {starts} starts) the flow sits in "
              f"{counts_text(table.predicted_regime)}",
-             f"the flow's certified regime is the looped network's, certified on the network's own map, at "
-             f"{int(table.L_observed.iloc[0] // table.L.iloc[0])}× its training depth in {int(dec.agree.sum())} of "
+             f"the flow's certified regime is the looped network's, certified on the network's own map within "
+             f"{int(table.L_observed.iloc[0] // table.L.iloc[0])}× its training depth (at layer "
+             f"{span(table.observed_layers.min(), table.observed_layers.max(), 'd')}, the first checkpoint that "
+             f"certifies; a rotation's orbit followed on the one-cluster map) in {int(dec.agree.sum())} of "
              f"{len(dec)} runs certified on both sides ({int((~table.decided).sum())} of {len(table)} not certified "
              "on one side)"]
     both = table[(table.predicted_regime == "cluster_rotate") & (table.observed_regime == "cluster_rotate")]
@@ -127,10 +131,10 @@ def found_sentence(rows: pd.DataFrame, table: pd.DataFrame | None) -> str:
         hr = rot.h * np.abs(rot.predicted_rate)
         parts.append(f"where both rotate ({len(rot)} runs with a whole turn to read, of {len(both)}) the network "
                      "turns at its one-cluster map's rate to a "
-                     f"relative {e_map.max():.1g} (C14c's tolerance {C14C_RTOL:g}), while the flow's rate is off by "
+                     f"relative {e_map.max():.1g} (C14c's tolerance {C14C_RTOL:g}; a consistency check, since a "
+                     "clustered network is one token), while the flow's rate is off by "
                      f"{span(100 * e_flow.min(), 100 * e_flow.max(), '.0f', ' %')} at h·|rate| "
-                     f"{span(hr.min(), hr.max(), '.2g')}: at the trained step the discrete map, not the flow, sets "
-                     "the rate")
+                     f"{span(hr.min(), hr.max(), '.2g')}, the step's first-order effect")
     qd = table[table.predicted_regime != "undetermined"]
     if len(qd):
         parts.append(f"quantisation changes the predicted regime in {int(qd.quantised_changed.sum())} of the {len(qd)} "
