@@ -114,6 +114,14 @@ def test_the_networks_label_is_found_on_its_own_map_not_the_flows():
     assert cert is None and why.startswith("not one cluster")
 
 
+def _random_layer(seed, d=3):
+    """(rng, a layer with Gaussian A, V of variance 1/d and beta = 1, a random unit vector), seeded."""
+    rng = np.random.default_rng(seed)
+    A, V = rng.standard_normal((2, d, d)) / np.sqrt(d)
+    x = rng.standard_normal(d)
+    return rng, Attention(A, V, 1.0), x / np.linalg.norm(x)
+
+
 @settings(max_examples=15, deadline=None)
 @given(model=st.sampled_from(["lsa", "usa", "sa"]), seed=st.integers(0, 10**6), h=st.floats(0.01, 0.3))
 def test_the_spread_map_is_the_derivative_of_a_clustered_layer(model, seed, h):
@@ -122,12 +130,8 @@ def test_the_spread_map_is_the_derivative_of_a_clustered_layer(model, seed, h):
     from lsadyn.looped.certify import spread_map
     from lsadyn.looped.forward import looped_forward
 
-    rng = np.random.default_rng(seed)
-    d = 3
-    A, V = rng.standard_normal((2, d, d)) / np.sqrt(d)
-    p = Attention(A, V, 1.0)
-    c = rng.standard_normal(d)
-    c /= np.linalg.norm(c)
+    rng, p, c = _random_layer(seed)
+    d = c.size
     E = rng.standard_normal((6, d))
     E -= E @ np.outer(c, c)
     E -= E.mean(axis=0)
@@ -172,12 +176,8 @@ def test_the_one_token_maps_jacobian_is_its_derivative(model, seed, h):
     """map_jacobian (docs/theory.md §8) against central differences of the one-token map, random weights."""
     from lsadyn.looped.certify import map_jacobian, one_token_map
 
-    rng = np.random.default_rng(seed)
-    d = 3
-    A, V = rng.standard_normal((2, d, d)) / np.sqrt(d)
-    p = Attention(A, V, 1.0)
-    x = rng.standard_normal(d)
-    x /= np.linalg.norm(x)
+    rng, p, x = _random_layer(seed)
+    d = x.size
     eps = 1e-6
     num = np.column_stack([(one_token_map(x + eps * e, p, model, h) - one_token_map(x - eps * e, p, model, h))
                            / (2 * eps) for e in np.eye(d)])
