@@ -51,11 +51,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exponents.cluster import R_TIGHT, cluster_centre
+from ..exponents.cluster import R_TIGHT, _kernel, cluster_centre
 from ..fields.attention import Attention
 from ..observers import order_parameter_r
 from ..regimes.certify import Certificate
 from ..regimes.portrait import Attractor
+from ..regimes.tokens import _slope
 from .forward import attention_update
 
 #: relative agreement of a measured and a predicted multiplier's logarithm
@@ -64,8 +65,6 @@ EXPONENT_RTOL = 0.1
 GAP_FLOOR = 1e-12
 #: e-folds a measured decay must span
 MIN_EFOLDS = 3.0
-#: relative agreement of the two halves' slopes of a settled decay
-SLOPE_RTOL = 0.2
 #: largest return-map ratio read as convergence
 MAX_RATIO = 0.98
 #: returns of the centre's orbit to its section that a rotation needs
@@ -73,7 +72,16 @@ MIN_RETURNS = 4
 #: the neutral (along-curve) exponent of a rotation may be at most this fraction of the transverse one
 NEUTRAL_RTOL = 0.1
 
-_K = {"lsa": (lambda s: s, lambda s: 1.0), "usa": (np.exp, np.exp), "sa": (lambda s: 1.0, lambda s: 0.0)}
+
+
+def _lone_token(x: np.ndarray, p: Attention, model: str, h: float):
+    """A lone token's layer, in closed form: (k(s), k'(s), Vx, y) with s = β⟨x, Ax⟩ and y = x + h k(s) Vx, the
+    unnormalised F(x); k, k' are the single-cluster kernel of :mod:`lsadyn.exponents.cluster` (its h, h')."""
+    k, dk = _kernel(model)
+    s = p.beta * float(x @ p.A @ x)
+    Vx = p.V @ x
+    ks = float(k(s))
+    return ks, float(dk(s)), Vx, x + h * ks * Vx
 
 
 def one_token_map(x: np.ndarray, p: Attention, model: str, h: float) -> np.ndarray:
@@ -86,13 +94,11 @@ def one_token_map(x: np.ndarray, p: Attention, model: str, h: float) -> np.ndarr
 def spread_map(c: np.ndarray, p: Attention, model: str, h: float) -> np.ndarray:
     """D_c (d, d) of the module: a cluster's spread e ⟂ c (d,) after one layer is D_c e (⟂ F(c))."""
     c = np.asarray(c, dtype=float)
-    k, dk = _K[model]
-    s = p.beta * float(c @ p.A @ c)
-    y = c + h * k(s) * (p.V @ c)
+    _, dks, Vc, y = _lone_token(c, p, model, h)
     ny = np.linalg.norm(y)
     u = y / ny
     P = np.eye(c.size) - np.outer(u, u)
-    return P @ (np.eye(c.size) + h * p.beta * dk(s) * np.outer(p.V @ c, p.A @ c)) / ny
+    return P @ (np.eye(c.size) + h * p.beta * dks * np.outer(Vc, p.A @ c)) / ny
 
 
 def _tangent_basis(x):
@@ -131,14 +137,8 @@ def map_fixed_point(x0, p: Attention, model: str, h: float, *, tol: float = 1e-1
     else:
         return None, None
     x = point(xi)
-    Bx = _tangent_basis(x)
-
-    def local(eta):
-        z = x + Bx @ eta
-        return Bx.T @ one_token_map(z / np.linalg.norm(z), p, model, h)
-
-    DF = np.column_stack([(local(eps * e) - local(-eps * e)) / (2 * eps) for e in np.eye(x.size - 1)])
-    return x, np.linalg.eigvals(DF)
+    Bx = _tangent_basis(x)  # at a fixed point DF maps x⊥ to F(x)⊥ = x⊥
+    return x, np.linalg.eigvals(Bx.T @ map_jacobian(x, p, model, h) @ Bx)
 
 
 def spread_exponent(centres: np.ndarray, p: Attention, model: str, h: float) -> float:
@@ -159,40 +159,30 @@ def spread_exponent(centres: np.ndarray, p: Attention, model: str, h: float) -> 
 
 
 def _settled_slope(y: np.ndarray) -> tuple[float, bool]:
-    """Per-sample slope of y (m,) by least squares, and whether both halves' slopes agree within SLOPE_RTOL."""
-    m = y.size
-    if m < 8:
+    """Per-layer slope of y (m,) and whether it is settled (:func:`lsadyn.regimes.tokens._slope`, the two halves'
+    slopes within its SLOPE_RTOL); (NaN, False) for fewer than 8 layers."""
+    if y.size < 8:
         return float("nan"), False
-    x = np.arange(m, dtype=float)
-    slope = float(np.polyfit(x, y, 1)[0])
-    a = float(np.polyfit(x[: m // 2], y[: m // 2], 1)[0])
-    b = float(np.polyfit(x[m // 2:], y[m // 2:], 1)[0])
-    return slope, bool(abs(a - b) <= SLOPE_RTOL * abs(slope))
+    return _slope(np.arange(y.size, dtype=float), y)
 
 
 def map_jacobian(x: np.ndarray, p: Attention, model: str, h: float) -> np.ndarray:
     """DF(x) (d, d) of the one-token map in the ambient space: (I − F Fᵀ)(I + h[k(s)V + βk'(s) Vx (A + Aᵀ)x ᵀ])/|y|,
     s = β⟨x, Ax⟩, y = x + h k(s) Vx."""
-    k, dk = _K[model]
-    A, V, beta = np.asarray(p.A), np.asarray(p.V), float(p.beta)
-    s = beta * float(x @ A @ x)
-    Vx = V @ x
-    y = x + h * k(s) * Vx
+    ks, dks, Vx, y = _lone_token(x, p, model, h)
     ny = np.linalg.norm(y)
     f = y / ny
-    Dy = np.eye(x.size) + h * (k(s) * V + beta * dk(s) * np.outer(Vx, (A + A.T) @ x))
+    Dy = np.eye(x.size) + h * (ks * p.V + p.beta * dks * np.outer(Vx, (p.A + p.A.T) @ x))
     return (Dy - np.outer(f, f @ Dy)) / ny
 
 
 def reduced_orbit(x0, p: Attention, model: str, h: float, n_max: int) -> np.ndarray:
     """The centre's orbit x0, F(x0), F²(x0), … (≤ n_max + 1, d) under the one-token map, stopped once a step moves
     less than 1e-14 (settled)."""
-    k, _ = _K[model]
-    A, V, beta = np.asarray(p.A), np.asarray(p.V), float(p.beta)
     x = np.asarray(x0, dtype=float) / np.linalg.norm(x0)
     out = [x]
     for _ in range(int(n_max)):
-        y = x + h * k(beta * float(x @ A @ x)) * (V @ x)
+        y = _lone_token(x, p, model, h)[3]
         y = y / np.sqrt(float(y @ y))
         out.append(y)
         if np.linalg.norm(y - x) < 1e-14:
@@ -219,8 +209,7 @@ class MapCertifier:
     longest orbit of the one-token map to follow (layers)."""
 
     def __init__(self, model: str, p: Attention, h: float, n_max: int = 20_000):
-        if model not in _K:
-            raise ValueError(f"model: unknown model {model!r}; choose one of {', '.join(_K)}")
+        _kernel(model)  # an unknown model is named here
         self.model, self.p, self.h, self.n_max = model, p, float(h), int(n_max)
 
     def check(self, t: np.ndarray, Xs: np.ndarray) -> tuple[Certificate | None, str]:
