@@ -79,6 +79,32 @@ def test_imported_modules_resolves_absolute_and_relative_imports(tmp_path):
     assert imported_modules(src, root) == {"a", "b", "paper", "paper.c"}  # lsadyn.paper: imported with paper.c
 
 
+def test_imported_modules_resolves_lazily_exported_names(tmp_path):
+    """A name a package exports lazily (lsadyn._lazy.lazy_exports: ``_WHERE`` name -> module, or the top level's
+    ``_EXPORTS`` module -> names) counts as an import of the module that defines it, so editing that module reruns
+    the jobs that use the name (the looped stage imported ``from ...looped import looped_regime`` and did not rerun
+    when lsadyn/looped/certify.py changed)."""
+    root = tmp_path / "lsadyn"
+    files = {"__init__.py": '_EXPORTS = {"api": ["run"], "fields.attention": ["Attention"]}\n'
+                            "_WHERE = {n: m for m, ns in _EXPORTS.items() for n in ns}\n",
+             "looped/__init__.py": '_WHERE = {"looped_regime": "regime"}\n',
+             "api.py": "", "fields/__init__.py": "", "fields/attention.py": "", "looped/regime.py": "",
+             "user/__init__.py": "",
+             "user/job.py": "from lsadyn import run, Attention, nothing\nfrom ..looped import looped_regime\n"}
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    assert imported_modules(root / "user/job.py", root) == {"api", "fields.attention", "looped", "looped.regime"}
+
+
+def test_the_looped_stage_depends_on_its_certifier():
+    from lsadyn_workflow.inputs import SourceTree
+
+    tree = SourceTree({"lsadyn": ROOT / "src/lsadyn", "lsadyn_workflow": ROOT / "workflow/lib/lsadyn_workflow"})
+    files = {Path(f).relative_to(ROOT).as_posix() for f in tree.lib_inputs(ROOT / "workflow/scripts/looped_compare.py")}
+    assert {"src/lsadyn/looped/regime.py", "src/lsadyn/looped/certify.py", "src/lsadyn/looped/forward.py"} <= files
+
+
 def test_lib_inputs_follows_both_packages(tmp_path):
     """A script's inputs: the lsadyn and lsadyn_workflow modules it reaches, through either package, with each
     package's __init__; a module of lsadyn_workflow that it does not import is not among them."""

@@ -42,11 +42,32 @@ def _import_statements(body: list):
             stack.extend(getattr(node, field, None) or ())
 
 
+def lazy_exports(init: Path) -> dict[str, str]:
+    """name -> submodule (dotted, relative to the package) of the names a package's ``__init__.py`` exports
+    lazily (:func:`lsadyn._lazy.lazy_exports`), read from its literal ``_WHERE`` (name -> module) or ``_EXPORTS``
+    (module -> [names]) assignment; {} when it has neither."""
+    out: dict[str, str] = {}
+    for node in ast.parse(Path(init).read_bytes()).body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        try:
+            value = ast.literal_eval(node.value)
+        except ValueError:  # not a literal (e.g. _WHERE built from _EXPORTS)
+            continue
+        if node.targets[0].id == "_WHERE":
+            out.update(value)
+        elif node.targets[0].id == "_EXPORTS":
+            out.update({n: module for module, names in value.items() for n in names})
+    return out
+
+
 def imported_modules(path: Path, root: Path, name: str = "lsadyn") -> set[str]:
     """Modules of the package ``name`` (dotted names below it) that the file ``path`` imports and that exist
     under its directory ``root``: ``from lsadyn.x import y``, ``import lsadyn.x``, ``from lsadyn import x``, and
     relative imports when ``path`` lies inside ``root``. ``from . import x`` adds ``x`` but not the package
-    itself. ``name`` gives another top-level package read the same way (the workflow's ``lsadyn_workflow``)."""
+    itself. A name a package exports lazily (:func:`lazy_exports`, e.g. ``from lsadyn import simulate_regime``)
+    adds the module that defines it. ``name`` gives another top-level package read the same way (the workflow's
+    ``lsadyn_workflow``)."""
     path = Path(path)
     inside = path.is_relative_to(root)
     package = list(path.relative_to(root).parent.parts) if inside else []
@@ -63,6 +84,10 @@ def imported_modules(path: Path, root: Path, name: str = "lsadyn") -> set[str]:
             if base:
                 found.add(base)
             found.update(f"{base}.{a.name}".lstrip(".") for a in node.names)
+            init = module_file(root, base)
+            if init is not None and init.name == "__init__.py":
+                lazy = lazy_exports(init)
+                found.update(f"{base}.{lazy[a.name]}".lstrip(".") for a in node.names if a.name in lazy)
         elif isinstance(node, ast.Import):
             found.update(a.name[len(name) + 1:] for a in node.names if a.name.startswith(name + "."))
     return {m for m in found if module_file(root, m) is not None}
