@@ -510,6 +510,24 @@ def _check_csv_bytes(path: Path) -> None:
         _fail(path, "truncated (the last line is incomplete)")
 
 
+def _finite_in_rows(path, df, rows, cols, whose, label) -> None:
+    """Fail naming the first of ``cols`` that holds NaN or inf in the rows selected by the mask ``rows``;
+    ``whose(first row, its label value)`` says which rows those are."""
+    for col in cols:
+        bad = rows & ~np.isfinite(df[col].to_numpy(dtype=float))
+        if bad.any():
+            first = int(bad.argmax()) + 1
+            _fail(path, f"column {col} has NaN or inf in {int(bad.sum())} row(s) {whose(first, df[label].iloc[first - 1])}")
+
+
+def _true_false(path, df, col):
+    """The column ``col`` as lower-case text, after checking that it holds only true/false."""
+    vals = df[col].astype(str).str.lower()
+    if not set(vals) <= {"true", "false"}:
+        _fail(path, f"column {col} must be true/false, found {sorted(set(vals) - {'true', 'false'})[:3]}")
+    return vals
+
+
 def load_table(path, kind: str = "any", *, rows: int | None = None, rows_like=None, min_rows: int = 1):
     """Read and check a CSV intermediate of ``kind`` (a key of :data:`TABLES`).
 
@@ -542,21 +560,15 @@ def load_table(path, kind: str = "any", *, rows: int | None = None, rows_like=No
             first = int((~ok).argmax()) + 1
             _fail(path, f"column {col} has NaN or inf in {int((~ok).sum())} row(s) (first: row {first})")
     for label, cols in spec.finite_unless_undetermined:
-        decided = (df[label].astype(str) != "undetermined").to_numpy()
-        for col in cols:
-            bad = decided & ~np.isfinite(df[col].to_numpy(dtype=float))
-            if bad.any():
-                first = int(bad.argmax()) + 1
-                _fail(path, f"column {col} has NaN or inf in {int(bad.sum())} row(s) whose {label} is not "
-                            f"undetermined (first: row {first}, {label} {df[label].iloc[first - 1]})")
+        _finite_in_rows(path, df, (df[label].astype(str) != "undetermined").to_numpy(), cols,
+                        lambda first, value: f"whose {label} is not undetermined (first: row {first}, {label} {value})",
+                        label)
     for col in spec.integer:
         v = df[col].to_numpy(dtype=float)
         if not np.all(v == np.round(v)):
             _fail(path, f"column {col} must hold integers")
     for col in spec.boolean:
-        vals = set(df[col].astype(str).str.lower())
-        if not vals <= {"true", "false"}:
-            _fail(path, f"column {col} must be true/false, found {sorted(vals - {'true', 'false'})[:3]}")
+        _true_false(path, df, col)
     for col in spec.text:
         if (df[col].astype(str) == "").any():
             _fail(path, f"column {col} has empty cells")
@@ -567,13 +579,9 @@ def load_table(path, kind: str = "any", *, rows: int | None = None, rows_like=No
             if bad:
                 _fail(path, f"column {col} holds {bad[0]!r}, not a regime label ({', '.join(sorted(labels))})")
     for label, which, cols in spec.finite_when:
-        hit = df[label].astype(str).isin(which).to_numpy()
-        for col in cols:
-            bad = hit & ~np.isfinite(df[col].to_numpy(dtype=float))
-            if bad.any():
-                first = int(bad.argmax()) + 1
-                _fail(path, f"column {col} has NaN or inf in {int(bad.sum())} row(s) whose {label} is "
-                            f"{df[label].iloc[first - 1]} (first: row {first}): such a run always has one")
+        _finite_in_rows(path, df, df[label].astype(str).isin(which).to_numpy(), cols,
+                        lambda first, value: f"whose {label} is {value} (first: row {first}): such a run always has one",
+                        label)
     if spec.key and len(df):
         dup = df.duplicated(list(spec.key), keep="first").to_numpy()
         if dup.any():
@@ -584,9 +592,7 @@ def load_table(path, kind: str = "any", *, rows: int | None = None, rows_like=No
             _fail(path, f"row {row + 1} repeats row {first + 1} in its key column(s) {', '.join(spec.key)} "
                         f"({', '.join(map(str, vals))}; {int(dup.sum())} repeated row(s)): a run is counted once")
     for label, flag in spec.certified:
-        vals = df[flag].astype(str).str.lower()
-        if not set(vals) <= {"true", "false"}:
-            _fail(path, f"column {flag} must be true/false, found {sorted(set(vals) - {'true', 'false'})[:3]}")
+        vals = _true_false(path, df, flag)
         bad = (df[label].astype(str) != "undetermined").to_numpy() != (vals == "true").to_numpy()
         if bad.any():
             first = int(bad.argmax())
